@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto'
+import { Kernel } from '../kernel/index.js'
+import type { Plugin, Serial } from '../kernel/index.js'
+import type { TopicName, NotificationOf } from '../../../preload/contract.js'
+import type { CallContext, Host, HostHandlers, NotificationSink } from './host.js'
+import { ensureHome } from './home.js'
+
+/** The events every core subsystem may fire or join. Later subsystems add theirs here. */
+export type CoreEvents = {
+  /** The Host is closing: listeners finish their work (flush, stop timers) before plugins unload. */
+  'host/close': Serial<undefined>
+}
+
+/** Services by name. `notify` forwards a whitelisted notification to every connected client. */
+export interface CoreServices {
+  notify: NotificationSink
+}
+
+export type CorePlugin = Plugin<CoreEvents, CoreServices>
+
+export interface BootOptions {
+  /** The data folder (BRIDLE_HOME); created owner-only when missing. */
+  readonly home: string
+  /** The app's version, from package.json or Electron's `app.getVersion()`. */
+  readonly version: string
+  /** Runtime versions to report, e.g. `process.versions` filtered to node/electron/chrome. */
+  readonly versions: Readonly<Record<string, string>>
+  readonly platform?: string
+  readonly arch?: string
+  /** Plugins loaded after the built-in ones, e.g. by tests. */
+  readonly plugins?: readonly CorePlugin[]
+}
+
+/**
+ * Composes the core into a Host. This is the only place where the store, the models, the clock
+ * and the plugins meet; nothing in the core reaches for a global instead.
+ */
+export async function boot(opts: BootOptions): Promise<Host> {
+  const home = ensureHome(opts.home)
+  const sinks = new Set<NotificationSink>()
+  const notify: NotificationSink = <T extends TopicName>(topic: T, payload: NotificationOf<T>) => {
+    for (const sink of [...sinks]) {
+      try {
+        sink(topic, payload)
+      } catch (error) {
+        // One broken transport (a closed socket) must not keep the others from hearing.
+        console.error(`[bridle] notification sink failed for ${topic}:`, error)
+      }
+    }
+  }
+  const kernel = new Kernel<CoreEvents, CoreServices>()
+  await kernel.load({ name: 'bridge', setup: (ctx) => void ctx.provide('notify', notify) })
+  for (const plugin of opts.plugins ?? []) await kernel.load(plugin)
+
+  const handlers: HostHandlers = {
+    'app/info': (_params, ctx: CallContext) => ({
+      name: 'Bridle',
+      version: opts.version,
+      dataDir: home,
+      platform: opts.platform ?? process.platform,
+      arch: opts.arch ?? process.arch,
+      versions: { ...opts.versions },
+      transport: ctx.transport,
+    }),
+  }
+
+  let isClosed = false
+  return {
+    handlers,
+    bootId: randomUUID(),
+    onNotification(sink) {
+      sinks.add(sink)
+      return () => void sinks.delete(sink)
+    },
+    async close() {
+      if (isClosed) return
+      isClosed = true
+      sinks.clear()
+      try {
+        await kernel.serial('host/close', undefined)
+      } finally {
+        kernel.unloadAll()
+      }
+    },
+  }
+}
+
+/** The runtime versions worth reporting, picked from `process.versions`. */
+export function runtimeVersions(versions: NodeJS.ProcessVersions): Record<string, string> {
+  const picked: Record<string, string> = {}
+  for (const key of ['node', 'electron', 'chrome', 'v8'] as const) {
+    const value = (versions as Record<string, string | undefined>)[key]
+    if (value) picked[key] = value
+  }
+  return picked
+}

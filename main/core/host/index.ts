@@ -1,0 +1,8 @@
+export { boot, runtimeVersions } from './boot.js'
+export type { BootOptions, CoreEvents, CorePlugin, CoreServices } from './boot.js'
+export { dispatchCall, checkPayloadSize } from './dispatch.js'
+export { HostError } from './host.js'
+export type { CallContext, Host, HostHandlers, NotificationSink } from './host.js'
+export { ensureHome, resolveHome } from './home.js'
+export { attachWebSocketBridge } from './ws-bridge.js'
+export type { WebSocketBridge, WebSocketBridgeOptions } from './ws-bridge.js'

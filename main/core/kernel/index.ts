@@ -1,0 +1,3 @@
+export { Kernel, PluginError } from './kernel.js'
+export type { Plugin, PluginContext } from './kernel.js'
+export type * from './types.js'
