@@ -1,0 +1,20 @@
+/** The store: the persistence port (types.ts) and its SQLite implementation. */
+export { openStore, SqliteStore } from './sqlite-store.js'
+export type { StoreOptions } from './sqlite-store.js'
+export { databasePath } from './open.js'
+export { searchTextOf } from './search-text.js'
+export { LATEST_VERSION, MIGRATIONS, migrate } from './migrations.js'
+export type { Migration } from './migrations.js'
+export { APPLICATION_ID, DATABASE_FILE_NAME } from './constants.js'
+export { StoreError } from './types.js'
+export type {
+  EventQuery,
+  EventRow,
+  NewSession,
+  SearchHit,
+  Segment,
+  SessionPage,
+  SessionRow,
+  Store,
+  StoreErrorCode,
+} from './types.js'

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import type Database from 'better-sqlite3'
+import { StoreError } from './types.js'
+
+interface LockRecord {
+  pid: number
+  hostname: string
+  token: string
+  acquired_at: number
+}
+
+/**
+ * Per-session writer locks, kept as rows of `session_locks` so every process that opens the file
+ * sees them. Each acquisition gets its own token: a second Store in the same process, or a second
+ * lock through the same Store, is refused like any other holder.
+ *
+ * A lock whose holder is gone is taken over, but only when the holder ran on this host and
+ * `kill(pid, 0)` reports ESRCH. Known limit: if the holder died and the OS has since given its pid
+ * to an unrelated live process, the lock looks held until that process ends (pid reuse; common
+ * in containers, where the app may get the same low pid on every start).
+ */
+export class SessionLocks {
+  private readonly held = new Map<string, string>()
+  private readonly host = hostname()
+  private readonly select: Database.Statement<[string], LockRecord>
+  private readonly insert: Database.Statement<[string, number, string, string, number]>
+  private readonly replace: Database.Statement<[number, string, string, number, string, string]>
+  private readonly remove: Database.Statement<[string, string]>
+  private readonly sessionExists: Database.Statement<[string], number>
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: () => number,
+  ) {
+    this.select = db.prepare(
+      'SELECT pid, hostname, token, acquired_at FROM session_locks WHERE session_id = ?',
+    )
+    this.insert = db.prepare(
+      'INSERT INTO session_locks (session_id, pid, hostname, token, acquired_at) VALUES (?, ?, ?, ?, ?)',
+    )
+    this.replace = db.prepare(
+      'UPDATE session_locks SET pid = ?, hostname = ?, token = ?, acquired_at = ? WHERE session_id = ? AND token = ?',
+    )
+    this.remove = db.prepare('DELETE FROM session_locks WHERE session_id = ? AND token = ?')
+    this.sessionExists = db.prepare<[string], number>('SELECT 1 FROM sessions WHERE id = ?').pluck()
+  }
+
+  /** Takes the lock in one write transaction, or throws SESSION_LOCKED naming the holder. */
+  lock(sessionId: string): () => void {
+    const token = randomUUID()
+    this.db
+      .transaction(() => {
+        if (this.sessionExists.get(sessionId) === undefined) {
+          throw new StoreError(
+            'NO_SUCH_SESSION',
+            `cannot lock session ${sessionId}: there is no such session`,
+          )
+        }
+        const holder = this.select.get(sessionId)
+        const now = this.clock()
+        if (holder === undefined) {
+          this.insert.run(sessionId, process.pid, this.host, token, now)
+        } else if (this.isGone(holder)) {
+          this.replace.run(process.pid, this.host, token, now, sessionId, holder.token)
+        } else {
+          throw new StoreError(
+            'SESSION_LOCKED',
+            `session ${sessionId} is open for writing by process ${holder.pid} on ${holder.hostname} ` +
+              `since ${new Date(holder.acquired_at).toISOString()}. Close it there first` +
+              (holder.hostname === this.host
+                ? `, or end process ${holder.pid} if it is stuck.`
+                : '; Bridle cannot tell from this machine whether that process still runs.'),
+          )
+        }
+      })
+      .immediate()
+    this.held.set(sessionId, token)
+    let isReleased = false
+    return () => {
+      if (isReleased) return
+      isReleased = true
+      this.release(sessionId, token)
+    }
+  }
+
+  /** Releases every lock this Store still holds (at close). */
+  releaseAll(): void {
+    for (const [sessionId, token] of [...this.held]) this.release(sessionId, token)
+  }
+
+  private release(sessionId: string, token: string): void {
+    if (this.held.get(sessionId) !== token) return
+    this.held.delete(sessionId)
+    if (!this.db.open) return
+    // Only our own row: if the lock was taken over meanwhile, the new holder keeps it.
+    this.db.transaction(() => this.remove.run(sessionId, token)).immediate()
+  }
+
+  private isGone(holder: LockRecord): boolean {
+    if (holder.hostname !== this.host) return false
+    try {
+      process.kill(holder.pid, 0)
+      return false
+    } catch (error) {
+      // EPERM means the process exists but belongs to someone else: it is alive.
+      return (error as NodeJS.ErrnoException).code === 'ESRCH'
+    }
+  }
+}

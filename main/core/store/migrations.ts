@@ -1,0 +1,171 @@
+import type Database from 'better-sqlite3'
+import { searchTextOf } from './search-text.js'
+import { StoreError } from './types.js'
+
+/**
+ * Schema migrations keyed by `PRAGMA user_version`. Each runs in its own BEGIN IMMEDIATE
+ * transaction together with the version bump, so a crash mid-migration leaves the previous
+ * version intact (RELIABILITY T-DB-8). Migrations are append-only: never edit a released one.
+ */
+export interface Migration {
+  readonly version: number
+  readonly description: string
+  up(db: Database.Database): void
+}
+
+const V1_SCHEMA = `
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  parent_id TEXT REFERENCES sessions(id),
+  fork_seq INTEGER,
+  title TEXT,
+  project_dir TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  own_event_count INTEGER NOT NULL DEFAULT 0,
+  next_seq INTEGER NOT NULL,
+  message_count INTEGER NOT NULL DEFAULT 0,
+  deleted_at INTEGER
+);
+CREATE INDEX sessions_by_activity ON sessions(updated_at, id);
+CREATE INDEX sessions_by_parent ON sessions(parent_id);
+
+-- A rowid table on purpose (not WITHOUT ROWID): FTS5 and future external indexes expect one.
+CREATE TABLE events (
+  session_id TEXT NOT NULL REFERENCES sessions(id),
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  v INTEGER NOT NULL,
+  turn INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+-- lastSeqOfType and type-filtered reads: a seek per segment instead of a scan.
+CREATE INDEX events_by_type ON events(session_id, type, seq);
+
+-- The log is append-only (DESIGN.md 3, RELIABILITY T-DB-9): the database itself refuses edits.
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is not allowed'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is not allowed'); END;
+
+CREATE TABLE session_locks (
+  session_id TEXT PRIMARY KEY REFERENCES sessions(id),
+  pid INTEGER NOT NULL,
+  hostname TEXT NOT NULL,
+  token TEXT NOT NULL,
+  acquired_at INTEGER NOT NULL
+);
+`
+
+/**
+ * The search index. It keys rows by (session_id, seq), not by the events rowid, because VACUUM
+ * may renumber implicit rowids. Rows are written by appendEvents, in the append's transaction.
+ */
+const V2_SCHEMA = `
+CREATE VIRTUAL TABLE events_fts USING fts5(
+  session_id UNINDEXED,
+  seq UNINDEXED,
+  text,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+`
+
+interface BackfillRow {
+  session_id: string
+  seq: number
+  type: string
+  data: string
+}
+
+function backfillSearch(db: Database.Database): void {
+  const insert = db.prepare('INSERT INTO events_fts (session_id, seq, text) VALUES (?, ?, ?)')
+  // Keyset pages: better-sqlite3 cannot write while a statement is still iterating.
+  const page = db.prepare<[string, string, number], BackfillRow>(
+    `SELECT session_id, seq, type, data FROM events
+     WHERE session_id > ? OR (session_id = ? AND seq > ?) ORDER BY session_id, seq LIMIT 1000`,
+  )
+  let last = { session_id: '', seq: -1 }
+  for (;;) {
+    const rows = page.all(last.session_id, last.session_id, last.seq)
+    for (const row of rows) {
+      const text = searchTextOfStored(row)
+      if (text !== undefined) insert.run(row.session_id, row.seq, text)
+    }
+    const next = rows.at(-1)
+    if (next === undefined) return
+    last = next
+  }
+}
+
+function searchTextOfStored(row: BackfillRow): string | undefined {
+  try {
+    return searchTextOf(row.type, JSON.parse(row.data))
+  } catch {
+    // The index is derived and only serves search; an unparseable row is reported as CORRUPT
+    // by the log when the session is read, so the migration must not fail on it.
+    return undefined
+  }
+}
+
+/** Every migration, in order; `MIGRATIONS[i].version === i + 1`. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'sessions, events (append-only), session locks',
+    up: (db) => db.exec(V1_SCHEMA),
+  },
+  {
+    version: 2,
+    description: 'full-text search over events, backfilled',
+    up: (db) => {
+      db.exec(V2_SCHEMA)
+      backfillSearch(db)
+    },
+  },
+]
+
+/** The schema version this code writes and understands. */
+export const LATEST_VERSION = MIGRATIONS.length
+
+export function userVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number
+}
+
+/**
+ * Brings the database to `target` (default: the latest), one transaction per step. The version
+ * is re-read inside each transaction, so two processes opening an old file at once migrate it
+ * once. A version newer than this code knows is refused (NEWER_SCHEMA), never touched.
+ */
+export function migrate(db: Database.Database, target = LATEST_VERSION): void {
+  const found = userVersion(db)
+  if (found > LATEST_VERSION) throw newerSchema(found)
+  if (found >= target) return
+  for (const migration of MIGRATIONS) {
+    if (migration.version > target) break
+    db.transaction(() => {
+      const current = userVersion(db)
+      if (current > LATEST_VERSION) throw newerSchema(current)
+      if (current >= migration.version) return
+      if (current !== migration.version - 1) {
+        throw new StoreError(
+          'CORRUPT',
+          `the database is at schema version ${current} but migration ${migration.version} expects ${migration.version - 1}`,
+        )
+      }
+      migration.up(db)
+      // user_version lives in the header page, so the bump commits or rolls back with the rest.
+      db.pragma(`user_version = ${migration.version}`)
+    }).immediate()
+  }
+}
+
+export function newerSchema(version: number): StoreError {
+  return new StoreError(
+    'NEWER_SCHEMA',
+    `this database was written by a newer Bridle (schema version ${version}; this build reads up to ${LATEST_VERSION}). ` +
+      'Upgrade the app to open it; the file was not changed.',
+  )
+}

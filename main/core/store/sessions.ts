@@ -1,0 +1,168 @@
+import type Database from 'better-sqlite3'
+import { decodeCursor, encodeCursor } from './cursor.js'
+import type { SessionRecord } from './rows.js'
+import { SESSION_COLUMNS, toSessionRow } from './rows.js'
+import type { NewSession, SessionPage, SessionRow } from './types.js'
+import { StoreError } from './types.js'
+
+/** Fork chains deeper than this are treated as a damaged parent link (a cycle). */
+const MAX_FORK_DEPTH = 10_000
+
+/**
+ * The sessions table: creation with fork validation, lookups, paging and the small updates.
+ * Writes assume the caller's transaction (SqliteStore wraps them in `write()`).
+ */
+export class SessionTable {
+  private readonly byId: Database.Statement<[string], SessionRecord>
+  private readonly insert: Database.Statement<
+    [string, string | null, number | null, string | null, string, number, number, number]
+  >
+  private readonly updateTitle: Database.Statement<[string | null, number, string]>
+  private readonly updateDeleted: Database.Statement<[number | null, string]>
+  private readonly tree: Database.Statement<[], SessionRecord>
+  private readonly pages = new Map<string, Database.Statement>()
+
+  constructor(private readonly db: Database.Database) {
+    this.byId = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`)
+    this.insert = db.prepare(
+      `INSERT INTO sessions (id, parent_id, fork_seq, title, project_dir, created_at, updated_at, next_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    this.updateTitle = db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?')
+    this.updateDeleted = db.prepare('UPDATE sessions SET deleted_at = ? WHERE id = ?')
+    this.tree = db.prepare(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE deleted_at IS NULL ORDER BY created_at, id`,
+    )
+  }
+
+  get(id: string): SessionRow | undefined {
+    const record = this.byId.get(id)
+    return record === undefined ? undefined : toSessionRow(record)
+  }
+
+  /** The session, then its parent, up to the root. */
+  chain(id: string): SessionRow[] {
+    const chain: SessionRow[] = []
+    let next: string | null = id
+    while (next !== null) {
+      const session = this.get(next)
+      if (session === undefined) {
+        if (chain.length === 0) throw noSuchSession(id)
+        throw new StoreError(
+          'CORRUPT',
+          `session ${chain.at(-1)?.id ?? id} names a parent ${next} that does not exist`,
+        )
+      }
+      chain.push(session)
+      if (chain.length > MAX_FORK_DEPTH) {
+        throw new StoreError(
+          'CORRUPT',
+          `the fork chain of session ${id} loops or is deeper than ${MAX_FORK_DEPTH}`,
+        )
+      }
+      next = session.parentId
+    }
+    return chain
+  }
+
+  create(session: NewSession): void {
+    checkNewSession(session)
+    if (this.byId.get(session.id) !== undefined) {
+      throw new StoreError('INVALID_ROW', `a session with id ${session.id} already exists`)
+    }
+    if (session.parentId !== null) {
+      const parent = this.byId.get(session.parentId)
+      if (parent === undefined) throw noSuchSession(session.parentId)
+      if (session.forkSeq !== null && session.forkSeq > parent.next_seq) {
+        throw new StoreError(
+          'INVALID_ROW',
+          `cannot fork session ${session.parentId} at seq ${String(session.forkSeq)}: ` +
+            `it has ${parent.next_seq} events, so a fork point must be 0..${parent.next_seq}`,
+        )
+      }
+    }
+    this.insert.run(
+      session.id,
+      session.parentId,
+      session.forkSeq,
+      session.title,
+      session.projectDir,
+      session.createdAt,
+      session.createdAt,
+      // A fork continues its history at the fork point; the prefix stays in the ancestors.
+      session.forkSeq ?? 0,
+    )
+  }
+
+  /** Newest activity first, ties by id; keyset paging, so a page costs O(limit) at any depth. */
+  list(opts: { cursor?: string | null; limit: number; includeDeleted?: boolean }): SessionPage {
+    if (!Number.isSafeInteger(opts.limit) || opts.limit < 1) {
+      throw new RangeError(
+        `listSessions: limit must be a positive integer, got ${String(opts.limit)}`,
+      )
+    }
+    const after = opts.cursor ? decodeCursor(opts.cursor) : undefined
+    const conditions: string[] = []
+    const params: (string | number)[] = []
+    if (opts.includeDeleted !== true) conditions.push('deleted_at IS NULL')
+    if (after !== undefined) {
+      conditions.push('(updated_at, id) < (?, ?)')
+      params.push(after.updatedAt, after.id)
+    }
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`
+    const sql = `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY updated_at DESC, id DESC LIMIT ?`
+    // One more than asked for tells whether another page exists without a COUNT.
+    const records = this.page(sql).all(...params, opts.limit + 1) as SessionRecord[]
+    const items = records.slice(0, opts.limit).map(toSessionRow)
+    const last = items.at(-1)
+    const hasMore = records.length > opts.limit && last !== undefined
+    return {
+      items,
+      nextCursor: hasMore ? encodeCursor({ updatedAt: last.updatedAt, id: last.id }) : null,
+    }
+  }
+
+  listTree(): SessionRow[] {
+    return this.tree.all().map(toSessionRow)
+  }
+
+  setTitle(id: string, title: string | null, at: number): void {
+    if (this.updateTitle.run(title, at, id).changes === 0) throw noSuchSession(id)
+  }
+
+  setDeleted(id: string, deletedAt: number | null): void {
+    if (this.updateDeleted.run(deletedAt, id).changes === 0) throw noSuchSession(id)
+  }
+
+  private page(sql: string): Database.Statement {
+    let statement = this.pages.get(sql)
+    if (statement === undefined) {
+      statement = this.db.prepare(sql)
+      this.pages.set(sql, statement)
+    }
+    return statement
+  }
+}
+
+export function noSuchSession(id: string): StoreError {
+  return new StoreError('NO_SUCH_SESSION', `there is no session ${id}`)
+}
+
+function checkNewSession(session: NewSession): void {
+  const bad = (why: string) =>
+    new StoreError('INVALID_ROW', `cannot create session ${session.id}: ${why}`)
+  if (typeof session.id !== 'string' || session.id.length === 0) throw bad('the id is empty')
+  if (!Number.isSafeInteger(session.createdAt)) throw bad('createdAt must be an integer (epoch ms)')
+  if (session.parentId === null && session.forkSeq !== null) {
+    throw bad('a fork point needs a parent (forkSeq is set but parentId is null)')
+  }
+  if (session.parentId !== null && session.forkSeq === null) {
+    throw bad('a fork needs a fork point (parentId is set but forkSeq is null)')
+  }
+  if (
+    session.forkSeq !== null &&
+    !(Number.isSafeInteger(session.forkSeq) && session.forkSeq >= 0)
+  ) {
+    throw bad(`forkSeq must be a non-negative integer, got ${String(session.forkSeq)}`)
+  }
+}

@@ -1,0 +1,219 @@
+import { closeSync, openSync, rmSync } from 'node:fs'
+import { resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import { EventAppender } from './appender.js'
+import { FILE_MODE } from './constants.js'
+import { EventReader, segmentsOf } from './history.js'
+import { SessionLocks } from './locks.js'
+import { openDatabase } from './open.js'
+import type { PragmaReport } from './pragmas.js'
+import { readPragmas } from './pragmas.js'
+import { SearchIndex } from './search.js'
+import { SessionTable } from './sessions.js'
+import type {
+  EventQuery,
+  EventRow,
+  NewSession,
+  SearchHit,
+  Segment,
+  SessionPage,
+  SessionRow,
+  Store,
+} from './types.js'
+
+export interface StoreOptions {
+  /** Epoch milliseconds; used for lock timestamps. Defaults to Date.now. */
+  readonly clock?: () => number
+}
+
+/**
+ * Opens the Bridle database at `path` (see openDatabase for the checks and refusals) and returns
+ * the store. The caller owns it and must `close()` it.
+ */
+export function openStore(path: string, opts: StoreOptions = {}): SqliteStore {
+  const { db, path: canonical } = openDatabase(path)
+  try {
+    return new SqliteStore(db, canonical, opts.clock ?? Date.now)
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
+/**
+ * The Store port on better-sqlite3: one connection, synchronous calls, BEGIN IMMEDIATE writes.
+ * Construct it through `openStore`, which does the file checks, pragmas and migrations.
+ */
+/** The WAL is checkpointed this long after the last write. */
+const IDLE_CHECKPOINT_MS = 500
+/** The inline checkpoint backstop: about 40 MB of WAL at 4 KB pages. */
+const WAL_AUTOCHECKPOINT_PAGES = 10_000
+/** After a checkpoint the WAL file is truncated back to at most this size. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024
+
+export class SqliteStore implements Store {
+  private readonly sessions: SessionTable
+  private readonly reader: EventReader
+  private readonly index: SearchIndex
+  private readonly appender: EventAppender
+  private readonly locks: SessionLocks
+  private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>
+  private idleCheckpoint: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+    clock: () => number,
+  ) {
+    this.sessions = new SessionTable(db)
+    this.reader = new EventReader(db)
+    this.index = new SearchIndex(db)
+    this.appender = new EventAppender(db, this.index)
+    this.locks = new SessionLocks(db, clock)
+    // better-sqlite3 turns a call made inside another transaction into a savepoint, which gives
+    // write() its nesting contract; a body that returns a promise is refused by the library.
+    this.transaction = db.transaction((body: () => unknown) => body())
+    // Checkpoints move WAL pages into the database file and fsync it. Inline (SQLite's default,
+    // every 1000 pages) they land on an append's commit and stall it; so they run when writes
+    // pause, and the inline threshold is only a backstop for a writer that never pauses.
+    db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
+  }
+
+  write<T>(body: () => T): T {
+    const result = this.transaction.immediate(body) as T
+    if (!this.db.inTransaction) this.scheduleCheckpoint()
+    return result
+  }
+
+  private scheduleCheckpoint(): void {
+    if (this.idleCheckpoint) this.idleCheckpoint.refresh()
+    else {
+      this.idleCheckpoint = setTimeout(() => {
+        this.idleCheckpoint = undefined
+        if (!this.db.open) return
+        try {
+          this.db.pragma('wal_checkpoint(PASSIVE)')
+        } catch {
+          // Busy or closed: the next pause (or the inline backstop) checkpoints instead.
+        }
+      }, IDLE_CHECKPOINT_MS)
+      this.idleCheckpoint.unref()
+    }
+  }
+
+  createSession(session: NewSession): void {
+    this.write(() => this.sessions.create(session))
+  }
+
+  getSession(id: string): SessionRow | undefined {
+    return this.sessions.get(id)
+  }
+
+  listSessions(opts: {
+    cursor?: string | null
+    limit: number
+    includeDeleted?: boolean
+  }): SessionPage {
+    return this.sessions.list(opts)
+  }
+
+  listTree(): readonly SessionRow[] {
+    return this.sessions.listTree()
+  }
+
+  setTitle(id: string, title: string | null, at: number): void {
+    this.write(() => this.sessions.setTitle(id, title, at))
+  }
+
+  setDeleted(id: string, deletedAt: number | null): void {
+    this.write(() => this.sessions.setDeleted(id, deletedAt))
+  }
+
+  appendEvents(
+    sessionId: string,
+    rows: readonly EventRow[],
+    counts: { messages: number; at: number },
+  ): void {
+    this.appender.append(sessionId, rows, counts)
+  }
+
+  segments(sessionId: string): readonly Segment[] {
+    return segmentsOf(this.sessions.chain(sessionId))
+  }
+
+  readOwnEvents(sessionId: string, query: EventQuery = {}): EventRow[] {
+    this.sessions.chain(sessionId) // throws NO_SUCH_SESSION
+    return this.reader.read([{ sessionId, fromSeq: 0, toSeq: Infinity }], query)
+  }
+
+  readEvents(sessionId: string, query: EventQuery = {}): EventRow[] {
+    return this.reader.read(this.segments(sessionId), query)
+  }
+
+  lastSeqOfType(sessionId: string, type: string, beforeSeq: number): number | undefined {
+    const segments = this.segments(sessionId)
+    for (let i = segments.length - 1; i >= 0; i--) {
+      const segment = segments[i]
+      if (segment === undefined || segment.fromSeq >= beforeSeq) continue
+      const to = Math.min(segment.toSeq, beforeSeq)
+      const seq = this.reader.lastSeqOfType(segment.sessionId, type, segment.fromSeq, to)
+      if (seq !== undefined) return seq
+    }
+    return undefined
+  }
+
+  search(text: string, opts: { limit: number; sessionId?: string }): SearchHit[] {
+    return this.index.search(text, opts)
+  }
+
+  lockSession(sessionId: string): () => void {
+    return this.locks.lock(sessionId)
+  }
+
+  /**
+   * A consistent copy through SQLite (VACUUM INTO), owner-only like the original. The target
+   * must not exist. Locks are cleared in the copy: they belong to processes using this file.
+   */
+  backupTo(path: string): void {
+    const target = resolve(path)
+    // Created empty first so the copy is 0600 from its first byte; VACUUM INTO accepts an
+    // empty file and refuses a non-empty one.
+    closeSync(openSync(target, 'wx', FILE_MODE))
+    try {
+      this.db.prepare('VACUUM INTO ?').run(target)
+      const copy = new Database(target, { fileMustExist: true })
+      try {
+        copy.exec('DELETE FROM session_locks')
+      } finally {
+        copy.close()
+      }
+    } catch (error) {
+      rmSync(target, { force: true })
+      throw error
+    }
+  }
+
+  /** The connection's pinned settings as read back now (for tests and `bridle inspect`). */
+  pragmas(): PragmaReport {
+    return readPragmas(this.db)
+  }
+
+  /** Releases this store's locks, truncates the WAL and closes. Calling it again does nothing. */
+  close(): void {
+    if (!this.db.open) return
+    clearTimeout(this.idleCheckpoint)
+    this.idleCheckpoint = undefined
+    try {
+      this.locks.releaseAll()
+    } catch {
+      // A lock row left behind names this process; once it exits, the next opener takes it over.
+    }
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)')
+    } catch {
+      // Best-effort: a reader in another process can hold the WAL; closing checkpoints later.
+    }
+    this.db.close()
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The store port: everything the log needs from persistence, and nothing about SQLite. The
+ * better-sqlite3 implementation lives in sqlite-store.ts (opened by `openStore`); node:sqlite could replace it behind
+ * this interface.
+ */
+
+/** An event row as stored. `data` is the JSON text of the event's data. */
+export interface EventRow {
+  readonly sessionId: string
+  readonly seq: number
+  readonly type: string
+  readonly v: number
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  readonly data: string
+  /** Text for full-text search (user text, assistant text, tool output), or undefined. */
+  readonly searchText?: string | undefined
+}
+
+export interface SessionRow {
+  readonly id: string
+  readonly parentId: string | null
+  /** The child's history is the parent's events with seq < forkSeq, then its own from forkSeq. */
+  readonly forkSeq: number | null
+  readonly title: string | null
+  readonly projectDir: string
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** Rows this session stores itself (not counting the inherited prefix). */
+  readonly ownEventCount: number
+  /** The next seq this session will write (its whole history's length). */
+  readonly nextSeq: number
+  /** Model-visible user and assistant messages, own rows only (derived; rebuildable). */
+  readonly messageCount: number
+  /** Set when the session is in the trash; null otherwise. */
+  readonly deletedAt: number | null
+}
+
+export interface NewSession {
+  readonly id: string
+  readonly parentId: string | null
+  readonly forkSeq: number | null
+  readonly projectDir: string
+  readonly title: string | null
+  readonly createdAt: number
+}
+
+/** One stretch of a session's history stored under one session id: seqs [fromSeq, toSeq). */
+export interface Segment {
+  readonly sessionId: string
+  readonly fromSeq: number
+  /** Exclusive; Infinity for the session's own open-ended tail. */
+  readonly toSeq: number
+}
+
+export interface EventQuery {
+  readonly fromSeq?: number
+  /** Exclusive. */
+  readonly toSeq?: number
+  readonly types?: readonly string[]
+  readonly turn?: number
+  readonly step?: number
+  readonly limit?: number
+}
+
+export interface SessionPage {
+  readonly items: readonly SessionRow[]
+  readonly nextCursor: string | null
+}
+
+export interface SearchHit {
+  readonly sessionId: string
+  readonly seq: number
+  readonly type: string
+  readonly snippet: string
+}
+
+/** Thrown with a code a caller can act on; the message says what to do. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'StoreError'
+  }
+}
+
+export type StoreErrorCode =
+  /** A zero-byte file, another app's SQLite file, or not SQLite at all. */
+  | 'NOT_A_BRIDLE_DATABASE'
+  /** Written by a newer Bridle: refused, never touched. */
+  | 'NEWER_SCHEMA'
+  /** quick_check failed, or a row does not parse. */
+  | 'CORRUPT'
+  /** A pragma did not take (e.g. WAL unavailable on this file system). */
+  | 'CONFIG_REJECTED'
+  /** Another process holds the session's writer lock. */
+  | 'SESSION_LOCKED'
+  /** The append's expected seq does not match the stored tail: a stale or concurrent writer. */
+  | 'STALE_WRITER'
+  | 'NO_SUCH_SESSION'
+  | 'INVALID_ROW'
+  /** The path is a symlink, not a regular file, hard-linked, or owned by another user: refused. */
+  | 'UNSAFE_PATH'
+  /** A `listSessions` cursor that this store did not produce. */
+  | 'INVALID_CURSOR'
+
+/**
+ * Persistence for sessions and events. All writes happen inside `write()`, one
+ * `BEGIN IMMEDIATE` transaction; reads may happen at any time.
+ */
+export interface Store {
+  readonly path: string
+
+  /**
+   * Runs `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, with synchronous=FULL).
+   * If `body` throws, the transaction is rolled back and the error rethrown. Nested calls join
+   * the outer transaction through a savepoint: a throw inside rolls back only the inner part.
+   */
+  write<T>(body: () => T): T
+
+  createSession(session: NewSession): void
+  getSession(id: string): SessionRow | undefined
+  /** Newest activity first; the cursor is opaque. Trashed sessions are left out unless asked. */
+  listSessions(opts: {
+    cursor?: string | null
+    limit: number
+    includeDeleted?: boolean
+  }): SessionPage
+  /** Every session with its parent and fork point (for the session tree). */
+  listTree(): readonly SessionRow[]
+  setTitle(id: string, title: string | null, at: number): void
+  setDeleted(id: string, deletedAt: number | null): void
+
+  /**
+   * Inserts rows for one session. `rows[0].seq` must equal the session's stored `nextSeq`, and
+   * the seqs must be contiguous, else STALE_WRITER and nothing is written. Must be called
+   * inside `write()`. Updates the session's counters and the search index in the same
+   * transaction.
+   */
+  appendEvents(
+    sessionId: string,
+    rows: readonly EventRow[],
+    counts: { messages: number; at: number },
+  ): void
+
+  /** The stretches of storage that make up a session's history, oldest first (the fork chain). */
+  segments(sessionId: string): readonly Segment[]
+  /** Rows stored under `sessionId` itself, ascending seq, filtered. Never includes ancestors. */
+  readOwnEvents(sessionId: string, query?: EventQuery): EventRow[]
+  /** Rows of a session's whole history (ancestors' prefixes, then its own), ascending, filtered. */
+  readEvents(sessionId: string, query?: EventQuery): EventRow[]
+  /** The largest seq < beforeSeq in the session's history whose type is `type`, or undefined. */
+  lastSeqOfType(sessionId: string, type: string, beforeSeq: number): number | undefined
+
+  /** Full-text search across all sessions (FTS5 query syntax is escaped: plain words). */
+  search(text: string, opts: { limit: number; sessionId?: string }): SearchHit[]
+
+  /**
+   * Takes the writer lock of a session for this process, or throws SESSION_LOCKED naming the
+   * holder. A lock whose holder process is gone is taken over. Returns the release function.
+   */
+  lockSession(sessionId: string): () => void
+
+  /** Writes a consistent copy through SQLite (VACUUM INTO); never copies the live file by hand. */
+  backupTo(path: string): void
+
+  close(): void
+}

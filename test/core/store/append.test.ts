@@ -1,0 +1,219 @@
+import Database from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
+import { StoreError } from '../../../main/core/store/index.js'
+import type { SqliteStore } from '../../../main/core/store/index.js'
+import { codeOf, freshStore, row } from './helpers.js'
+
+function storeWithSession(id = 's'): SqliteStore {
+  const store = freshStore()
+  store.createSession({
+    id,
+    parentId: null,
+    forkSeq: null,
+    projectDir: '/p',
+    title: null,
+    createdAt: 10,
+  })
+  return store
+}
+
+/** A second, raw connection: what is on disk, not what this store's connection believes. */
+function onDisk<T>(store: SqliteStore, query: (db: Database.Database) => T): T {
+  const db = new Database(store.path, { readonly: true })
+  try {
+    return query(db)
+  } finally {
+    db.close()
+  }
+}
+
+describe('appendEvents', () => {
+  it('appends contiguous rows and updates the session counters', () => {
+    const store = storeWithSession()
+    store.write(() => store.appendEvents('s', [row('s', 0), row('s', 1)], { messages: 1, at: 50 }))
+    store.write(() =>
+      store.appendEvents('s', [row('s', 2, { type: 'user/message' })], { messages: 1, at: 60 }),
+    )
+    expect(store.getSession('s')).toMatchObject({
+      nextSeq: 3,
+      ownEventCount: 3,
+      messageCount: 2,
+      updatedAt: 60,
+    })
+    expect(store.readEvents('s').map((r) => [r.seq, r.type])).toEqual([
+      [0, 'turn/start'],
+      [1, 'turn/start'],
+      [2, 'user/message'],
+    ])
+    expect(onDisk(store, (db) => db.prepare('SELECT count(*) FROM events').pluck().get())).toBe(3)
+  })
+
+  it('round-trips every field exactly', () => {
+    const store = storeWithSession()
+    const written = row('s', 0, {
+      type: 'user/message',
+      v: 1,
+      turn: 3,
+      step: 2,
+      at: 1_700_000_000_123,
+      data: '{"content":"é ✓"}',
+    })
+    store.write(() => store.appendEvents('s', [written], { messages: 1, at: 1 }))
+    expect(store.readEvents('s')).toEqual([{ ...written }])
+  })
+
+  it('refuses a wrong first seq with STALE_WRITER and writes nothing', () => {
+    const store = storeWithSession()
+    store.write(() => store.appendEvents('s', [row('s', 0)], { messages: 0, at: 1 }))
+    for (const first of [0, 2]) {
+      const error = catchError(() =>
+        store.write(() =>
+          store.appendEvents('s', [row('s', first), row('s', first + 1)], { messages: 0, at: 9 }),
+        ),
+      )
+      expect(error.code).toBe('STALE_WRITER')
+      expect(error.message).toContain('expected seq 1')
+      expect(error.message).toContain(`${first}`)
+    }
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 1, ownEventCount: 1, updatedAt: 1 })
+    expect(store.readEvents('s')).toHaveLength(1)
+  })
+
+  it('refuses a gap inside the batch with STALE_WRITER and writes nothing', () => {
+    const store = storeWithSession()
+    const code = codeOf(() =>
+      store.write(() =>
+        store.appendEvents('s', [row('s', 0), row('s', 1), row('s', 3)], { messages: 0, at: 1 }),
+      ),
+    )
+    expect(code).toBe('STALE_WRITER')
+    expect(store.readEvents('s')).toEqual([])
+    expect(store.getSession('s')?.nextSeq).toBe(0)
+  })
+
+  it('keeps the batch all-or-nothing even when the caller catches inside write()', () => {
+    const store = storeWithSession()
+    store.write(() => {
+      expect(
+        codeOf(() =>
+          store.appendEvents('s', [row('s', 0), row('s', 1, { data: 5 as unknown as string })], {
+            messages: 0,
+            at: 1,
+          }),
+        ),
+      ).toBe('INVALID_ROW')
+      store.appendEvents('s', [row('s', 0)], { messages: 0, at: 1 })
+    })
+    expect(store.readEvents('s').map((r) => r.seq)).toEqual([0])
+  })
+
+  it('refuses rows of another session, unknown sessions and calls outside write()', () => {
+    const store = storeWithSession()
+    expect(
+      codeOf(() =>
+        store.write(() => store.appendEvents('s', [row('t', 0)], { messages: 0, at: 1 })),
+      ),
+    ).toBe('INVALID_ROW')
+    expect(
+      codeOf(() =>
+        store.write(() => store.appendEvents('nope', [row('nope', 0)], { messages: 0, at: 1 })),
+      ),
+    ).toBe('NO_SUCH_SESSION')
+    expect(() => store.appendEvents('s', [row('s', 0)], { messages: 0, at: 1 })).toThrow(
+      /inside store.write/,
+    )
+    expect(store.readEvents('s')).toEqual([])
+  })
+
+  it('an empty batch changes nothing', () => {
+    const store = storeWithSession()
+    store.write(() => store.appendEvents('s', [], { messages: 3, at: 99 }))
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 0, messageCount: 0, updatedAt: 10 })
+  })
+})
+
+describe('the events table is append-only', () => {
+  it('UPDATE and DELETE of event rows raise, through any connection', () => {
+    const store = storeWithSession()
+    seedRows(store, 3)
+    const path = store.path
+    store.close()
+    const db = new Database(path)
+    try {
+      expect(() => db.prepare("UPDATE events SET data = '{}' WHERE seq = 1").run()).toThrow(
+        /append-only/,
+      )
+      expect(() => db.prepare('DELETE FROM events WHERE seq = 2').run()).toThrow(/append-only/)
+      expect(db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(3)
+    } finally {
+      db.close()
+    }
+  })
+})
+
+describe('write()', () => {
+  it('rolls everything back when the body throws, and rethrows the error', () => {
+    const store = storeWithSession()
+    const boom = new Error('boom')
+    expect(() =>
+      store.write(() => {
+        store.createSession({
+          id: 't',
+          parentId: null,
+          forkSeq: null,
+          projectDir: '/p',
+          title: null,
+          createdAt: 1,
+        })
+        store.appendEvents('s', [row('s', 0), row('s', 1)], { messages: 2, at: 5 })
+        store.setTitle('s', 'renamed', 6)
+        throw boom
+      }),
+    ).toThrow(boom)
+    expect(store.getSession('t')).toBeUndefined()
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 0, title: null, messageCount: 0 })
+    expect(store.readEvents('s')).toEqual([])
+    expect(store.search('anything', { limit: 5 })).toEqual([])
+  })
+
+  it('a nested write rolls back only its own part', () => {
+    const store = storeWithSession()
+    store.write(() => {
+      store.appendEvents('s', [row('s', 0)], { messages: 0, at: 1 })
+      expect(() =>
+        store.write(() => {
+          store.appendEvents('s', [row('s', 1)], { messages: 0, at: 2 })
+          throw new Error('inner')
+        }),
+      ).toThrow('inner')
+      store.appendEvents('s', [row('s', 1, { type: 'turn/end' })], { messages: 0, at: 3 })
+    })
+    expect(store.readEvents('s').map((r) => r.type)).toEqual(['turn/start', 'turn/end'])
+  })
+
+  it('returns the body result and refuses an async body', () => {
+    const store = storeWithSession()
+    expect(store.write(() => 42)).toBe(42)
+    expect(() => store.write(async () => Promise.resolve())).toThrow()
+  })
+})
+
+function seedRows(store: SqliteStore, count: number): void {
+  store.write(() =>
+    store.appendEvents(
+      's',
+      Array.from({ length: count }, (_, seq) => row('s', seq)),
+      { messages: 0, at: 1 },
+    ),
+  )
+}
+
+function catchError(body: () => unknown): StoreError {
+  try {
+    body()
+  } catch (error) {
+    if (error instanceof StoreError) return error
+    throw error
+  }
+  throw new Error('expected a StoreError')
+}
