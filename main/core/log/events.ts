@@ -1,0 +1,306 @@
+/**
+ * The event vocabulary of the log (DESIGN.md section 3, normative). One zod schema per type,
+ * each with a version; `LogEvent` is their discriminated union. Rows read back from the store are
+ * parsed with these schemas, so an invalid or unknown row is found, never skipped.
+ */
+import { z } from 'zod'
+
+export const SessionId = z.string().min(1).max(64).brand<'SessionId'>()
+export type SessionId = z.infer<typeof SessionId>
+
+export const CallId = z.string().min(1).max(200)
+
+/**
+ * JSON-safe values only: what goes in the log must come back out byte for byte. A hand-written
+ * check rather than a recursive zod union: it runs on every tool call's arguments when a long
+ * session is opened, and is an order of magnitude faster.
+ */
+export const Json = z
+  .custom<JsonValue>(isJsonValue, { error: 'must be plain JSON (finite numbers, no undefined)' })
+  // A copy, like every other schema's output: the event must not share objects with the caller.
+  .transform(cloneJson)
+
+function cloneJson(value: JsonValue): JsonValue {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map(cloneJson)
+  const copy: Record<string, JsonValue> = {}
+  for (const key in value) {
+    const item = value[key]
+    if (item !== undefined) copy[key] = cloneJson(item)
+  }
+  return copy
+}
+
+function isJsonValue(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0)
+    case 'object': {
+      if (value === null) return true
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++)
+          if (!(i in value) || !isJsonValue(value[i])) return false
+        return true
+      }
+      const proto = Object.getPrototypeOf(value) as unknown
+      if (proto !== Object.prototype && proto !== null) return false
+      for (const key in value) {
+        if (!isJsonValue((value as Record<string, unknown>)[key])) return false
+      }
+      return true
+    }
+    default:
+      return false
+  }
+}
+
+export type JsonValue =
+  string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+export const TurnEndReason = z.enum([
+  'completed',
+  'cancelled',
+  'error',
+  'max-steps',
+  'max-time',
+  'interrupted-by-crash',
+  /** The session was forked inside this turn; the child closes the turn at the fork point. */
+  'interrupted-by-fork',
+])
+export type TurnEndReason = z.infer<typeof TurnEndReason>
+
+export const StepEndReason = z.enum([
+  'tool-calls',
+  'completed',
+  'cancelled',
+  'error',
+  'max-tokens',
+  'rejected',
+  'interrupted-by-crash',
+  'interrupted-by-fork',
+])
+export type StepEndReason = z.infer<typeof StepEndReason>
+
+export const ToolErrorCode = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'error codes are UPPER_SNAKE')
+
+/** Error codes the log itself produces when it closes what a crash or a fork left open. */
+export const TOOL_NOT_STARTED = 'TOOL_NOT_STARTED'
+export const TOOL_OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
+
+export const TextBlock = z.object({ type: z.literal('text'), text: z.string() })
+export const ReasoningBlock = z.object({
+  type: z.literal('reasoning'),
+  text: z.string(),
+  /** Provider-specific proof that must be sent back verbatim (e.g. an encrypted signature). */
+  signature: z.string().optional(),
+})
+export const ToolCallBlock = z.object({
+  type: z.literal('tool-call'),
+  callId: CallId,
+  name: z.string().min(1),
+  /** The arguments exactly as the model sent them (JSON text); parsed by the tool pipeline. */
+  args: z.string(),
+})
+export const AssistantBlock = z.discriminatedUnion('type', [
+  TextBlock,
+  ReasoningBlock,
+  ToolCallBlock,
+])
+export type AssistantBlock = z.infer<typeof AssistantBlock>
+export type ToolCallBlock = z.infer<typeof ToolCallBlock>
+
+export const Usage = z.object({
+  inputTokens: z.number().int().nonnegative().optional(),
+  outputTokens: z.number().int().nonnegative().optional(),
+  reasoningTokens: z.number().int().nonnegative().optional(),
+  cachedInputTokens: z.number().int().nonnegative().optional(),
+})
+
+export const FinishReason = z.enum([
+  'stop',
+  'tool-calls',
+  'max-tokens',
+  'content-filter',
+  'error',
+  'cancelled',
+  'other',
+])
+
+export const ChunkDelta = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), text: z.string() }),
+  z.object({ kind: z.literal('reasoning'), text: z.string() }),
+  z.object({
+    kind: z.literal('tool-call'),
+    index: z.number().int().nonnegative(),
+    callId: z.string().optional(),
+    name: z.string().optional(),
+    argsDelta: z.string().optional(),
+  }),
+])
+export type ChunkDelta = z.infer<typeof ChunkDelta>
+
+export const ToolError = z.object({ code: ToolErrorCode, message: z.string() })
+
+export const PromptSection = z.object({ name: z.string().min(1), text: z.string() })
+export const ToolSchema = z.object({
+  name: z.string().min(1),
+  description: z.string(),
+  parameters: z.record(z.string(), Json),
+})
+
+export const RepairItem = z.object({
+  seq: z.number().int().nonnegative(),
+  what: z.string().min(1),
+})
+
+/** Data of each event type. Adding a type here adds it to the union below. */
+export const eventData = {
+  'session/created': z.object({
+    projectDir: z.string(),
+    model: z.string().optional(),
+    parent: z.object({ sessionId: SessionId, atSeq: z.number().int().nonnegative() }).optional(),
+  }),
+  'session/title': z.object({ title: z.string().max(500) }),
+  'inbox/queued': z.object({
+    requestId: z.string().min(1).max(200),
+    message: z.string(),
+    wake: z.boolean(),
+  }),
+  'inbox/claimed': z.object({ requestIds: z.array(z.string().min(1)).min(1) }),
+  'turn/start': z.object({}),
+  'turn/end': z.object({ reason: TurnEndReason }),
+  'step/start': z.object({}),
+  'step/end': z.object({ reason: StepEndReason }),
+  'user/message': z.object({
+    content: z.string(),
+    /** `context` marks volatile context (date, git status) the harness adds, not the user's words. */
+    kind: z.enum(['input', 'context']).default('input'),
+  }),
+  'request/header': z.object({
+    sections: z.array(PromptSection),
+    tools: z.array(ToolSchema),
+    reason: z.enum(['initial', 'resume', 'change']),
+  }),
+  'request/start': z.object({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    params: z.record(z.string(), Json),
+    headerSeq: z.number().int().nonnegative(),
+  }),
+  'assistant/chunk': z.object({ deltas: z.array(ChunkDelta).min(1) }),
+  'assistant/message': z.object({
+    blocks: z.array(AssistantBlock),
+    usage: Usage.optional(),
+    finish: FinishReason,
+    interrupted: z.boolean().optional(),
+  }),
+  'tool/call': z.object({ callId: CallId, name: z.string().min(1), args: Json }),
+  'tool/result': z.discriminatedUnion('ok', [
+    z.object({
+      callId: CallId,
+      ok: z.literal(true),
+      output: z.string(),
+      outputRef: z.string().optional(),
+    }),
+    z.object({
+      callId: CallId,
+      ok: z.literal(false),
+      error: ToolError,
+      outputRef: z.string().optional(),
+    }),
+  ]),
+  'compaction/checkpoint': z.object({
+    fromSeq: z.number().int().nonnegative(),
+    toSeq: z.number().int().nonnegative(),
+    summary: z.string().min(1),
+    tokensBefore: z.number().int().nonnegative(),
+    tokensAfter: z.number().int().nonnegative(),
+    model: z.string().optional(),
+  }),
+  'compaction/undone': z.object({ checkpointSeq: z.number().int().nonnegative() }),
+  'workspace/diff': z.object({
+    files: z.array(
+      z.object({
+        path: z.string(),
+        status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+        additions: z.number().int().nonnegative(),
+        deletions: z.number().int().nonnegative(),
+      }),
+    ),
+  }),
+  'deliverable/present': z.object({
+    paths: z.array(z.string()).min(1),
+    note: z.string().optional(),
+  }),
+  'recovery/repaired': z.object({
+    cause: z.enum(['crash', 'fork']),
+    items: z.array(RepairItem).min(1),
+  }),
+  error: z.object({
+    scope: z.enum(['step', 'turn', 'session', 'compaction', 'store']),
+    code: z.string().min(1),
+    message: z.string(),
+  }),
+} as const
+
+export type EventType = keyof typeof eventData
+export const EVENT_TYPES = Object.keys(eventData) as EventType[]
+export type EventDataInput<T extends EventType> = z.input<(typeof eventData)[T]>
+export type EventData<T extends EventType> = z.output<(typeof eventData)[T]>
+
+/** The schema version each type is written at; readers accept exactly these. */
+export const EVENT_VERSION = 1
+
+const envelope = <T extends EventType>(type: T) =>
+  z.object({
+    type: z.literal(type),
+    v: z.literal(EVENT_VERSION),
+    seq: z.number().int().nonnegative(),
+    /** 0 outside a turn; turns count from 1 per session. */
+    turn: z.number().int().nonnegative(),
+    /** 0 outside a step; steps count from 1 per turn. */
+    step: z.number().int().nonnegative(),
+    at: z.number().int().nonnegative(),
+    data: eventData[type],
+  })
+
+const envelopes = EVENT_TYPES.map((type) => envelope(type))
+
+export const LogEvent = z.discriminatedUnion(
+  'type',
+  envelopes as unknown as [
+    ReturnType<typeof envelope<EventType>>,
+    ...ReturnType<typeof envelope<EventType>>[],
+  ],
+)
+
+/** One event as stored and as handed to listeners: deep-frozen. */
+export type LogEventOf<T extends EventType> = {
+  readonly type: T
+  readonly v: typeof EVENT_VERSION
+  readonly seq: number
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  readonly data: DeepReadonly<EventData<T>>
+}
+export type LogEvent = { [T in EventType]: LogEventOf<T> }[EventType]
+
+export type DeepReadonly<T> = T extends (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T
+
+/** Events the model sees; everything else is for the harness, the UI and recovery. */
+export const MODEL_VISIBLE: ReadonlySet<EventType> = new Set<EventType>([
+  'user/message',
+  'assistant/message',
+  'tool/result',
+  'compaction/checkpoint',
+])
+
+export const isEventType = (type: string): type is EventType => Object.hasOwn(eventData, type)

@@ -1,0 +1,267 @@
+/**
+ * Export and import of one session as JSON Lines (DESIGN.md "The event log": exports are a
+ * projection of the log). Line 1 is a header; every further line is one event of the whole
+ * history, ancestors' prefix included, numbered from seq 0. An import replays every event through
+ * the same rules a live Session enforces and writes nothing unless all of them hold.
+ */
+import { randomUUID } from 'node:crypto'
+import { z } from 'zod'
+import type { EventRow, Store } from '../store/types.js'
+import { StoreError } from '../store/types.js'
+import { LogError } from './errors.js'
+import type { EventDataInput, EventType, LogEvent, SessionId } from './events.js'
+import { rowToEvent } from './rows.js'
+import { Session } from './session.js'
+
+export const EXPORT_FORMAT = 'bridle-session'
+export const EXPORT_VERSION = 1
+/** Rows read from the store per query while exporting, so a long log is never read at once. */
+export const DEFAULT_EXPORT_PAGE = 2000
+
+const Count = z.number().int().nonnegative()
+
+/** Which stored session a stretch of seqs [fromSeq, toSeq) came from (the fork chain, flattened). */
+export const ExportSegment = z.object({
+  sessionId: z.string().min(1),
+  fromSeq: Count,
+  toSeq: Count,
+})
+export type ExportSegment = z.infer<typeof ExportSegment>
+
+export const ExportHeader = z
+  .object({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(EXPORT_VERSION),
+    session: z.object({
+      id: z.string().min(1),
+      title: z.string().nullable(),
+      projectDir: z.string(),
+      createdAt: Count,
+      updatedAt: Count,
+    }),
+    ancestry: z.array(ExportSegment).min(1),
+  })
+  .superRefine((header, ctx) => {
+    let next = 0
+    header.ancestry.forEach((segment, i) => {
+      if (segment.fromSeq !== next || segment.toSeq < segment.fromSeq) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['ancestry', i],
+          message: `segments must cover the seqs from 0 without gaps; expected one from seq ${next}`,
+        })
+      }
+      next = segment.toSeq
+    })
+  })
+export type ExportHeader = z.infer<typeof ExportHeader>
+
+/** One event line. `data` is checked against its type's schema by `rowToEvent`. */
+const EventLine = z.object({
+  seq: Count,
+  type: z.string().min(1),
+  v: z.number().int(),
+  turn: Count,
+  step: Count,
+  at: Count,
+  data: z.record(z.string(), z.unknown()),
+})
+
+/**
+ * The lines of a session's export, without newlines: the header, then one event per line in seq
+ * order. Reads a snapshot: events appended while the export runs are left out, so the result is
+ * always a consistent prefix of the log. Throws NO_SUCH_SESSION, or CORRUPT_LOG naming the seq of
+ * a stored row that does not parse (an export never carries an event it could not import).
+ */
+export function* exportLines(store: Store, sessionId: string): Generator<string, void, undefined> {
+  const row = store.getSession(sessionId)
+  if (!row) throw new StoreError('NO_SUCH_SESSION', `there is no session ${sessionId}`)
+  const length = row.nextSeq
+  const ancestry = store
+    .segments(sessionId)
+    .map((segment) => ({
+      sessionId: segment.sessionId,
+      fromSeq: segment.fromSeq,
+      toSeq: Math.min(segment.toSeq, length),
+    }))
+    .filter((segment) => segment.toSeq > segment.fromSeq || segment.sessionId === sessionId)
+  const header: ExportHeader = {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    session: {
+      id: row.id,
+      title: row.title,
+      projectDir: row.projectDir,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    },
+    ancestry,
+  }
+  yield JSON.stringify(header)
+  for (let fromSeq = 0; fromSeq < length; fromSeq += DEFAULT_EXPORT_PAGE) {
+    const toSeq = Math.min(fromSeq + DEFAULT_EXPORT_PAGE, length)
+    const rows = store.readEvents(sessionId, { fromSeq, toSeq })
+    if (rows.length !== toSeq - fromSeq) {
+      throw new LogError(
+        'CORRUPT_LOG',
+        `session ${sessionId}: seqs ${fromSeq}..${toSeq - 1} should be ${toSeq - fromSeq} events, ${rows.length} were read`,
+      )
+    }
+    for (const [i, stored] of rows.entries()) {
+      const event = rowToEvent(stored, fromSeq + i)
+      yield JSON.stringify({
+        seq: event.seq,
+        type: event.type,
+        v: event.v,
+        turn: event.turn,
+        step: event.step,
+        at: event.at,
+        data: event.data,
+      })
+    }
+  }
+}
+
+/** The whole export of a session as lines (see `exportLines`). */
+export function exportSession(store: Store, sessionId: string): string[] {
+  return [...exportLines(store, sessionId)]
+}
+
+export interface ImportOptions {
+  /** Epoch milliseconds for the new session's `createdAt`; events keep their own `at`. */
+  readonly clock?: () => number
+  readonly id?: string
+}
+
+/** An import refused: `line` is 1-based, the header being line 1; the message starts `line N:`. */
+export class ImportError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`line ${line}: ${message}`, options)
+    this.name = 'ImportError'
+  }
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/**
+ * Imports an export as a new root session (a new id, no parent; the title is kept) and returns
+ * its id. Every line is checked first (the header, then each event: JSON, known type, version,
+ * data schema, seq contiguous from 0), then the events are replayed through a Session, so the
+ * turn/step enclosure, call/result pairing, inbox, header and checkpoint rules all apply, and the
+ * turn and step of each event must be the ones the log itself assigns. All of this happens in
+ * one transaction: on any failure, an ImportError naming the line is thrown and no session and no
+ * row is left behind. A trailing empty line (the file's final newline) is ignored.
+ */
+export function importSession(
+  store: Store,
+  lines: Iterable<string>,
+  opts: ImportOptions = {},
+): SessionId {
+  const { header, events } = parseLines([...lines])
+  const id = (opts.id ?? randomUUID()) as SessionId
+  const clock = opts.clock ?? Date.now
+  store.write(() => {
+    store.createSession({
+      id,
+      parentId: null,
+      forkSeq: null,
+      projectDir: header.session.projectDir,
+      title: header.session.title,
+      createdAt: clock(),
+    })
+    // A failed commit is thrown by close() below; reporting it as well would say it twice.
+    const session = Session.open(store, id, { mode: 'write', clock, report: () => undefined })
+    try {
+      for (const event of events) replay(session, event)
+      session.close() // commits the replayed rows inside this transaction, releases the lock
+    } catch (error) {
+      try {
+        session.close()
+      } catch {
+        // Closing commits what was replayed so far into this transaction, which is rolled back
+        // anyway; the error worth reporting is the one that stopped the replay.
+      }
+      throw error
+    }
+  })
+  return id
+}
+
+/** Line N of the file holds seq N-2. */
+const lineOf = (seq: number) => seq + 2
+
+function replay(session: Session, event: LogEvent): void {
+  let appended: { readonly turn: number; readonly step: number }
+  try {
+    appended = session.append(event.type, event.data as EventDataInput<EventType>, {
+      at: event.at,
+    })
+  } catch (error) {
+    const where = `${event.type} (seq ${event.seq})`
+    throw new ImportError(lineOf(event.seq), `${where}: ${messageOf(error)}`, { cause: error })
+  }
+  if (appended.turn !== event.turn || appended.step !== event.step) {
+    throw new ImportError(
+      lineOf(event.seq),
+      `${event.type} (seq ${event.seq}) says turn ${event.turn} step ${event.step}, ` +
+        `but the log places it in turn ${appended.turn} step ${appended.step}`,
+    )
+  }
+}
+
+function parseLines(lines: string[]): { header: ExportHeader; events: LogEvent[] } {
+  if (lines.at(-1) === '') lines.pop()
+  if (lines.length === 0)
+    throw new ImportError(1, 'the file is empty; expected a bridle-session header')
+  const header = ExportHeader.safeParse(parseJson(lines[0] ?? '', 1))
+  if (!header.success) {
+    const issue = header.error.issues[0]
+    throw new ImportError(
+      1,
+      `not a ${EXPORT_FORMAT} v${EXPORT_VERSION} header: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+    )
+  }
+  const events: LogEvent[] = []
+  for (let i = 1; i < lines.length; i++) {
+    const line = i + 1
+    const parsed = EventLine.safeParse(parseJson(lines[i] ?? '', line))
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw new ImportError(
+        line,
+        `not an event: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+      )
+    }
+    const row: EventRow = {
+      ...parsed.data,
+      sessionId: header.data.session.id,
+      data: JSON.stringify(parsed.data.data),
+    }
+    try {
+      events.push(rowToEvent(row, i - 1))
+    } catch (error) {
+      throw new ImportError(line, messageOf(error), { cause: error })
+    }
+  }
+  const declared = header.data.ancestry.at(-1)?.toSeq ?? 0
+  if (declared !== events.length) {
+    throw new ImportError(
+      1,
+      `the header's ancestry covers ${declared} events but the file has ${events.length} (truncated or spliced?)`,
+    )
+  }
+  return { header: header.data, events }
+}
+
+function parseJson(text: string, line: number): unknown {
+  if (text.trim() === '') throw new ImportError(line, 'empty line')
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new ImportError(line, `not JSON: ${messageOf(error)}`, { cause: error })
+  }
+}

@@ -1,0 +1,117 @@
+import type { AssistantBlock, LogEvent } from './events.js'
+import { deepFreeze } from './freeze.js'
+import type { SurfaceNode } from './surface.js'
+
+/**
+ * Provider-neutral messages: what the model is shown, derived from the surface. Adapters turn
+ * these into their wire format; nothing else reaches a request.
+ */
+export type Message =
+  | { readonly role: 'system'; readonly content: string; readonly seq: number }
+  | {
+      readonly role: 'user'
+      readonly content: string
+      readonly seq: number
+      /** `input`: the user's words; `context`: volatile facts the harness added; `summary`: a checkpoint. */
+      readonly kind: 'input' | 'context' | 'summary'
+    }
+  | {
+      readonly role: 'assistant'
+      readonly blocks: readonly AssistantBlock[]
+      readonly seq: number
+      readonly isInterrupted: boolean
+    }
+  | {
+      readonly role: 'tool'
+      readonly callId: string
+      readonly isError: boolean
+      /** The output, or for a failure `CODE: message`. */
+      readonly content: string
+      readonly seq: number
+    }
+
+/** How a checkpoint's summary is introduced to the model. */
+export const SUMMARY_PREFIX =
+  'The earlier part of this conversation was compacted. Summary of what happened before this point:\n\n'
+
+/** The message for one surface node. `eventAt(seq)` returns the event of that seq. */
+export function messageOf(node: SurfaceNode, eventAt: (seq: number) => LogEvent): Message {
+  const event = eventAt(node.seq)
+  switch (event.type) {
+    case 'user/message':
+      return deepFreeze({
+        role: 'user',
+        content: event.data.content,
+        seq: event.seq,
+        kind: event.data.kind,
+      })
+    case 'assistant/message':
+      return deepFreeze({
+        role: 'assistant',
+        blocks: event.data.blocks,
+        seq: event.seq,
+        isInterrupted: event.data.interrupted === true,
+      })
+    case 'tool/result':
+      return deepFreeze({
+        role: 'tool',
+        callId: event.data.callId,
+        isError: !event.data.ok,
+        content: event.data.ok
+          ? event.data.output
+          : `${event.data.error.code}: ${event.data.error.message}`,
+        seq: event.seq,
+      })
+    case 'compaction/checkpoint':
+      return deepFreeze({
+        role: 'user',
+        content: SUMMARY_PREFIX + event.data.summary,
+        seq: event.seq,
+        kind: 'summary',
+      })
+    default:
+      throw new Error(`seq ${event.seq} (${event.type}) is on the surface but is not model-visible`)
+  }
+}
+
+/** The system message of a `request/header` event: its sections in order. */
+export function systemMessageOf(header: LogEvent & { type: 'request/header' }): Message {
+  return deepFreeze({
+    role: 'system',
+    content: header.data.sections.map((section) => section.text).join('\n\n'),
+    seq: header.seq,
+  })
+}
+
+/**
+ * Keeps the derived messages of a surface up to date: after N new nodes it converts just those
+ * N; a replace or undo (a new surface generation) starts over. Each call returns a new frozen
+ * array, so a history handed out earlier never changes under its holder.
+ */
+export class MessageCache {
+  private messages: Message[] = []
+  private upTo = 0
+  private generation = -1
+
+  derive(
+    nodes: readonly SurfaceNode[],
+    generation: number,
+    eventAt: (seq: number) => LogEvent,
+  ): Message[] {
+    if (generation !== this.generation || this.upTo > nodes.length) {
+      this.messages = []
+      this.upTo = 0
+      this.generation = generation
+    }
+    for (; this.upTo < nodes.length; this.upTo++) {
+      const node = nodes[this.upTo]
+      if (node) this.messages.push(messageOf(node, eventAt))
+    }
+    return this.messages.slice()
+  }
+
+  /** Forgets everything (after a rollback). */
+  reset(): void {
+    this.generation = -1
+  }
+}

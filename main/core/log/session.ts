@@ -1,0 +1,486 @@
+import { randomUUID } from 'node:crypto'
+import type { EventRow, SessionRow, Store } from '../store/types.js'
+import { StoreError } from '../store/types.js'
+import { buildEvent } from './build.js'
+import { LogError } from './errors.js'
+import { MODEL_VISIBLE } from './events.js'
+import type { EventDataInput, EventType, LogEvent, LogEventOf, SessionId } from './events.js'
+import { Lifecycle } from './lifecycle.js'
+import { MessageCache, systemMessageOf } from './messages.js'
+import type { Message } from './messages.js'
+import { eventToRow, rowToEvent } from './rows.js'
+import { Surface } from './surface.js'
+import type { SurfaceMark, SurfaceNode } from './surface.js'
+
+export type SessionListener = (event: LogEvent) => void
+
+export interface SessionOptions {
+  /** Epoch milliseconds; a port so tests can fix time. */
+  readonly clock?: () => number
+  /** Where a failing listener or a failed background commit is reported. */
+  readonly report?: (error: unknown, context: string) => void
+}
+
+export interface CreateSessionOptions extends SessionOptions {
+  readonly projectDir: string
+  readonly model?: string
+  readonly title?: string
+  readonly id?: string
+}
+
+export interface OpenSessionOptions extends SessionOptions {
+  /** `write` takes the writer lock and repairs what a crash left open; `read` does neither. */
+  readonly mode?: 'write' | 'read'
+}
+
+interface Batch {
+  readonly rows: EventRow[]
+  readonly events: LogEvent[]
+  readonly undo: (() => void)[]
+  readonly lifecycle: unknown
+  readonly surface: SurfaceMark
+  readonly length: number
+  messages: number
+}
+
+interface InboxEntry {
+  readonly seq: number
+  readonly message: string
+  readonly wake: boolean
+  isClaimed: boolean
+}
+
+const defaultReport = (error: unknown, context: string) => {
+  console.error(`[bridle] ${context}:`, error)
+}
+
+/**
+ * One session's log, open in this process. `append` validates an event, gives it the next seq,
+ * freezes it and updates the projections (lifecycle, surface, inbox) at once; the rows are
+ * committed together at the end of the tick (group commit), and listeners hear of each event
+ * only after its commit. `flush()` commits now and resolves once the rows are durable. If a
+ * commit fails, every projection returns to where it was before the batch.
+ */
+export class Session {
+  private readonly events: LogEvent[] = []
+  private readonly lifecycle = new Lifecycle()
+  private readonly surface = new Surface()
+  private readonly cache = new MessageCache()
+  private readonly inbox = new Map<string, InboxEntry>()
+  private readonly listeners = new Set<SessionListener>()
+  private readonly clock: () => number
+  private readonly report: (error: unknown, context: string) => void
+  private batch: Batch | undefined
+  private isCommitScheduled = false
+  private failure: LogError | undefined
+  private headerSeq: number | undefined
+  private isClosed = false
+
+  private constructor(
+    readonly id: SessionId,
+    private readonly store: Store,
+    readonly mode: 'write' | 'read',
+    private readonly release: (() => void) | undefined,
+    opts: SessionOptions,
+  ) {
+    this.clock = opts.clock ?? Date.now
+    this.report = opts.report ?? defaultReport
+  }
+
+  /** Creates a new root session, takes its writer lock and logs `session/created` durably. */
+  static create(store: Store, opts: CreateSessionOptions): Session {
+    const id = (opts.id ?? randomUUID()) as SessionId
+    const at = (opts.clock ?? Date.now)()
+    store.write(() =>
+      store.createSession({
+        id,
+        parentId: null,
+        forkSeq: null,
+        projectDir: opts.projectDir,
+        title: opts.title ?? null,
+        createdAt: at,
+      }),
+    )
+    const session = new Session(id, store, 'write', store.lockSession(id), opts)
+    session.append('session/created', {
+      projectDir: opts.projectDir,
+      ...(opts.model === undefined ? {} : { model: opts.model }),
+    })
+    if (opts.title !== undefined) session.append('session/title', { title: opts.title })
+    session.flushSync()
+    return session
+  }
+
+  /**
+   * Opens a stored session: reads its whole history (through its fork ancestry), validating
+   * every row and every turn/step rule. In `write` mode it first takes the writer lock, then
+   * closes whatever a crash left open (DESIGN.md "Recovery") and records `recovery/repaired`.
+   */
+  static open(store: Store, id: string, opts: OpenSessionOptions = {}): Session {
+    const mode = opts.mode ?? 'write'
+    const row = store.getSession(id)
+    if (!row) throw new StoreError('NO_SUCH_SESSION', `there is no session ${id}`)
+    const release = mode === 'write' ? store.lockSession(id) : undefined
+    try {
+      const session = new Session(id as SessionId, store, mode, release, opts)
+      session.load(row)
+      if (mode === 'write') session.repair()
+      return session
+    } catch (error) {
+      release?.()
+      throw error
+    }
+  }
+
+  /** The number of events in the whole history, which is also the next seq. */
+  get length(): number {
+    return this.events.length
+  }
+  get turn(): number {
+    return this.lifecycle.turn
+  }
+  get step(): number {
+    return this.lifecycle.step
+  }
+  get isTurnOpen(): boolean {
+    return this.lifecycle.isTurnOpen
+  }
+  get lastTurn(): number {
+    return this.lifecycle.lastTurn
+  }
+  pendingCalls() {
+    return this.lifecycle.pendingCalls()
+  }
+
+  event(seq: number): LogEvent | undefined {
+    return this.events[seq]
+  }
+
+  /** A copy of the events in [fromSeq, toSeq). */
+  slice(fromSeq = 0, toSeq = this.events.length): LogEvent[] {
+    return this.events.slice(fromSeq, toSeq)
+  }
+
+  /** The model's view: the surface nodes in order (checkpoints stand in for what they replaced). */
+  surfaceNodes(): readonly SurfaceNode[] {
+    return this.surface.nodes
+  }
+
+  /** Queued input not yet claimed by a turn, oldest first. */
+  queuedInput(): { requestId: string; message: string; wake: boolean; seq: number }[] {
+    return [...this.inbox]
+      .filter(([, entry]) => !entry.isClaimed)
+      .map(([requestId, entry]) => ({
+        requestId,
+        message: entry.message,
+        wake: entry.wake,
+        seq: entry.seq,
+      }))
+  }
+
+  hasRequest(requestId: string): boolean {
+    return this.inbox.has(requestId)
+  }
+
+  /**
+   * The messages the model would be sent now: the system prompt of the latest `request/header`
+   * (if any), then the surface in order. O(new events) since the last call, plus one copy.
+   */
+  deriveMessages(): readonly Message[] {
+    const messages = this.cache.derive(this.surface.nodes, this.surface.generation, (seq) =>
+      this.eventAt(seq),
+    )
+    const header = this.headerSeq === undefined ? undefined : this.events[this.headerSeq]
+    if (header?.type === 'request/header') messages.unshift(systemMessageOf(header))
+    return Object.freeze(messages)
+  }
+
+  /**
+   * Appends one event and returns it, frozen, with its seq. Throws a LogError, and changes
+   * nothing, if the event is invalid or breaks an invariant. The write itself happens at the end
+   * of the tick, or at `flush()`.
+   */
+  append<T extends EventType>(
+    type: T,
+    data: EventDataInput<T>,
+    opts: { at?: number } = {},
+  ): LogEventOf<T> {
+    if (this.isClosed) throw new LogError('CLOSED', `session ${this.id} is closed`)
+    if (this.mode === 'read')
+      throw new LogError('READ_ONLY', `session ${this.id} is open for reading only`)
+    const built = buildEvent(
+      this.lifecycle,
+      this.events.length,
+      type,
+      data,
+      opts.at ?? this.clock(),
+    )
+    const event = built.event as LogEvent
+    this.checkProjections(event)
+    const batch = this.openBatch()
+    this.events.push(event)
+    this.applyProjections(event, batch)
+    batch.rows.push(eventToRow(this.id, event, built.text))
+    batch.events.push(event)
+    if (event.type === 'user/message' || event.type === 'assistant/message') batch.messages++
+    this.scheduleCommit()
+    return built.event
+  }
+
+  /**
+   * The durability barrier: commits everything appended so far and resolves once it is on disk
+   * (synchronous=FULL). Rejects with WRITE_FAILED if this or an earlier background commit
+   * failed; the failed events are gone from memory as well as from disk.
+   */
+  flush(): Promise<void> {
+    return new Promise((resolve) => {
+      this.flushSync()
+      resolve()
+    })
+  }
+
+  flushSync(): void {
+    this.commit()
+    const failure = this.failure
+    if (failure) {
+      this.failure = undefined
+      throw failure
+    }
+  }
+
+  /** Hears every event after it is committed, in seq order. Returns the disposer. */
+  subscribe(listener: SessionListener): () => void {
+    this.listeners.add(listener)
+    return () => void this.listeners.delete(listener)
+  }
+
+  /** Commits what is pending, releases the writer lock. Idempotent. */
+  close(): void {
+    if (this.isClosed) return
+    try {
+      this.flushSync()
+    } finally {
+      this.isClosed = true
+      this.listeners.clear()
+      this.release?.()
+    }
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  private eventAt(seq: number): LogEvent {
+    const event = this.events[seq]
+    if (!event) throw new Error(`session ${this.id} has no event ${seq}`)
+    return event
+  }
+
+  private load(row: SessionRow): void {
+    const rows = this.store.readEvents(this.id)
+    if (rows.length !== row.nextSeq) {
+      throw new LogError(
+        'CORRUPT_LOG',
+        `session ${this.id}: the store says ${row.nextSeq} events, ${rows.length} were read`,
+      )
+    }
+    for (let seq = 0; seq < rows.length; seq++) {
+      const stored = rows[seq]
+      if (!stored) break
+      const event = rowToEvent(stored, seq)
+      try {
+        const { turn, step } = this.lifecycle.check(event.type, event.data)
+        if (turn !== event.turn || step !== event.step) {
+          throw new Error(
+            `stored turn ${event.turn} step ${event.step}, but the log implies turn ${turn} step ${step}`,
+          )
+        }
+        this.checkProjections(event)
+      } catch (error) {
+        throw new LogError(
+          'CORRUPT_LOG',
+          `session ${stored.sessionId} seq ${seq}: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        )
+      }
+      this.events.push(event)
+      this.applyProjections(event, undefined)
+    }
+  }
+
+  private repair(): void {
+    const closes = this.lifecycle.closes('crash')
+    if (closes.length === 0) return
+    const items = closes.map((close) => ({
+      seq: this.append(close.type, close.data).seq,
+      what: close.what,
+    }))
+    this.append('recovery/repaired', { cause: 'crash', items })
+    this.flushSync()
+  }
+
+  /** Checks that need more than the lifecycle: inbox ids, surface ranges, header references. */
+  private checkProjections(event: LogEvent): void {
+    switch (event.type) {
+      case 'inbox/queued':
+        if (this.inbox.has(event.data.requestId)) {
+          throw new LogError(
+            'DUPLICATE_REQUEST',
+            `request ${event.data.requestId} was already queued`,
+          )
+        }
+        break
+      case 'inbox/claimed':
+        for (const requestId of event.data.requestIds) {
+          const entry = this.inbox.get(requestId)
+          if (!entry)
+            throw new LogError(
+              'INVALID_EVENT',
+              `inbox/claimed: request ${requestId} was never queued`,
+            )
+          if (entry.isClaimed)
+            throw new LogError(
+              'INVALID_EVENT',
+              `inbox/claimed: request ${requestId} was already claimed`,
+            )
+        }
+        break
+      case 'compaction/checkpoint':
+        this.surface.checkReplace(event.data.fromSeq, event.data.toSeq)
+        break
+      case 'compaction/undone':
+        this.surface.checkUndo(event.data.checkpointSeq)
+        break
+      case 'request/start':
+        if (this.events[event.data.headerSeq]?.type !== 'request/header') {
+          throw new LogError(
+            'INVALID_EVENT',
+            `request/start: seq ${event.data.headerSeq} is not a request/header`,
+          )
+        }
+        break
+      default:
+        break
+    }
+  }
+
+  private applyProjections(event: LogEvent, batch: Batch | undefined): void {
+    this.lifecycle.apply(event)
+    switch (event.type) {
+      case 'inbox/queued': {
+        const { requestId } = event.data
+        this.inbox.set(requestId, {
+          seq: event.seq,
+          message: event.data.message,
+          wake: event.data.wake,
+          isClaimed: false,
+        })
+        batch?.undo.push(() => this.inbox.delete(requestId))
+        break
+      }
+      case 'inbox/claimed':
+        for (const requestId of event.data.requestIds) {
+          const entry = this.inbox.get(requestId)
+          if (!entry) continue
+          entry.isClaimed = true
+          batch?.undo.push(() => {
+            entry.isClaimed = false
+          })
+        }
+        break
+      case 'request/header': {
+        const previous = this.headerSeq
+        this.headerSeq = event.seq
+        batch?.undo.push(() => {
+          this.headerSeq = previous
+        })
+        break
+      }
+      case 'compaction/checkpoint':
+        this.surface.replace(event.data.fromSeq, event.data.toSeq, event.seq)
+        break
+      case 'compaction/undone':
+        this.surface.undo(event.data.checkpointSeq)
+        break
+      default:
+        if (MODEL_VISIBLE.has(event.type)) this.surface.add(surfaceNodeOf(event))
+    }
+  }
+
+  private openBatch(): Batch {
+    this.batch ??= {
+      rows: [],
+      events: [],
+      undo: [],
+      lifecycle: this.lifecycle.snapshot(),
+      surface: this.surface.mark(),
+      length: this.events.length,
+      messages: 0,
+    }
+    return this.batch
+  }
+
+  private scheduleCommit(): void {
+    if (this.isCommitScheduled) return
+    this.isCommitScheduled = true
+    setImmediate(() => {
+      this.isCommitScheduled = false
+      this.commit()
+    })
+  }
+
+  /** Writes the pending batch in one transaction; on failure, rolls every projection back. */
+  private commit(): void {
+    const batch = this.batch
+    if (!batch) return
+    this.batch = undefined
+    const last = batch.events.at(-1)
+    try {
+      this.store.write(() =>
+        this.store.appendEvents(this.id, batch.rows, {
+          messages: batch.messages,
+          at: last?.at ?? this.clock(),
+        }),
+      )
+    } catch (error) {
+      for (const undo of batch.undo.reverse()) undo()
+      this.lifecycle.restore(batch.lifecycle)
+      this.surface.restore(batch.surface)
+      this.events.length = batch.length
+      this.cache.reset()
+      this.failure = new LogError(
+        'WRITE_FAILED',
+        `session ${this.id}: ${batch.rows.length} event(s) from seq ${batch.length} were not written: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      )
+      this.report(this.failure, 'commit failed')
+      return
+    }
+    for (const event of batch.events) {
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(event)
+        } catch (error) {
+          this.report(error, `a listener of session ${this.id} failed on seq ${event.seq}`)
+        }
+      }
+    }
+  }
+}
+
+function surfaceNodeOf(event: LogEvent): SurfaceNode {
+  switch (event.type) {
+    case 'assistant/message': {
+      const callIds = event.data.blocks.flatMap((block) =>
+        block.type === 'tool-call' ? [block.callId] : [],
+      )
+      return callIds.length > 0
+        ? { seq: event.seq, kind: 'assistant', callIds }
+        : { seq: event.seq, kind: 'assistant' }
+    }
+    case 'tool/result':
+      return { seq: event.seq, kind: 'tool', callId: event.data.callId }
+    default:
+      return { seq: event.seq, kind: 'user' }
+  }
+}

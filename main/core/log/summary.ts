@@ -1,0 +1,61 @@
+import type { LogEvent } from './events.js'
+
+const clip = (text: string, max = 80): string => {
+  const line = text.replace(/\s+/g, ' ').trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** One line that says what an event is about, for timelines (CLI `events`, the inspector). */
+export function summarizeEvent(event: LogEvent): string {
+  switch (event.type) {
+    case 'session/created':
+      return `project ${event.data.projectDir}${event.data.model ? `, model ${event.data.model}` : ''}`
+    case 'session/title':
+      return clip(event.data.title)
+    case 'inbox/queued':
+      return `${event.data.requestId}: ${clip(event.data.message, 60)}`
+    case 'inbox/claimed':
+      return event.data.requestIds.join(', ')
+    case 'turn/end':
+    case 'step/end':
+      return event.data.reason
+    case 'user/message':
+      return `${event.data.kind === 'context' ? '(context) ' : ''}${clip(event.data.content)}`
+    case 'request/header':
+      return `${event.data.reason}: ${event.data.sections.length} section(s), ${event.data.tools.length} tool(s)`
+    case 'request/start':
+      return `${event.data.provider} ${event.data.model} (header ${event.data.headerSeq})`
+    case 'assistant/chunk':
+      return `${event.data.deltas.length} delta(s)`
+    case 'assistant/message': {
+      const text = event.data.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ')
+      const calls = event.data.blocks.flatMap((b) => (b.type === 'tool-call' ? [b.name] : []))
+      const parts = [
+        text ? clip(text, 60) : '',
+        calls.length > 0 ? `calls ${calls.join(', ')}` : '',
+      ]
+      return `${parts.filter(Boolean).join(' · ') || '(empty)'} [${event.data.finish}${event.data.interrupted ? ', interrupted' : ''}]`
+    }
+    case 'tool/call':
+      return `${event.data.name} ${event.data.callId} ${clip(JSON.stringify(event.data.args), 50)}`
+    case 'tool/result':
+      return event.data.ok
+        ? `${event.data.callId} ok: ${clip(event.data.output, 60)}`
+        : `${event.data.callId} ${event.data.error.code}: ${clip(event.data.error.message, 50)}`
+    case 'compaction/checkpoint':
+      return `replaces ${event.data.fromSeq}..${event.data.toSeq}, ${event.data.tokensBefore} -> ${event.data.tokensAfter} tokens`
+    case 'compaction/undone':
+      return `undoes checkpoint ${event.data.checkpointSeq}`
+    case 'workspace/diff':
+      return `${event.data.files.length} file(s) changed`
+    case 'deliverable/present':
+      return event.data.paths.join(', ')
+    case 'recovery/repaired':
+      return `${event.data.cause}: ${event.data.items.length} synthetic event(s)`
+    case 'error':
+      return `${event.data.scope} ${event.data.code}: ${clip(event.data.message, 60)}`
+    case 'turn/start':
+    case 'step/start':
+      return ''
+  }
+}
