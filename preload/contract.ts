@@ -43,6 +43,8 @@ export const AppInfoResult = z.object({
   version: z.string().min(1),
   /** The user data folder (BRIDLE_HOME) where the database and spilled outputs live. */
   dataDir: z.string().min(1),
+  /** The event log's SQLite file inside the data folder. */
+  databasePath: z.string().min(1),
   platform: z.string().min(1),
   arch: z.string().min(1),
   /** Runtime versions of the main process, e.g. `{ node: '24.11.0', electron: '45.5.0' }`. */

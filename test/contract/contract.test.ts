@@ -24,6 +24,7 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
       name: 'Bridle',
       version: '1.2.3',
       dataDir: '/home/someone/.bridle',
+      databasePath: '/home/someone/.bridle/bridle.db',
       platform: 'linux',
       arch: 'x64',
       versions: { node: '24.22.3' },

@@ -3,6 +3,8 @@ import { Kernel } from '../kernel/index.js'
 import type { Plugin, Serial } from '../kernel/index.js'
 import type { TopicName, NotificationOf } from '../../../preload/contract.js'
 import type { CallContext, Host, HostHandlers, NotificationSink } from './host.js'
+import { databasePath, openStore } from '../store/index.js'
+import type { Store } from '../store/index.js'
 import { ensureHome } from './home.js'
 
 /** The events every core subsystem may fire or join. Later subsystems add theirs here. */
@@ -14,6 +16,8 @@ export type CoreEvents = {
 /** Services by name. `notify` forwards a whitelisted notification to every connected client. */
 export interface CoreServices {
   notify: NotificationSink
+  /** The event log's database (`<home>/bridle.db`), open for the Host's lifetime. */
+  store: Store
 }
 
 export type CorePlugin = Plugin<CoreEvents, CoreServices>
@@ -50,13 +54,29 @@ export async function boot(opts: BootOptions): Promise<Host> {
   }
   const kernel = new Kernel<CoreEvents, CoreServices>()
   await kernel.load({ name: 'bridge', setup: (ctx) => void ctx.provide('notify', notify) })
-  for (const plugin of opts.plugins ?? []) await kernel.load(plugin)
+  // A database this Bridle must not touch (newer schema, not ours, corrupt) stops the boot here,
+  // with the store's message, before anything could write to it.
+  const store = openStore(databasePath(home))
+  await kernel.load({
+    name: 'store',
+    setup(ctx) {
+      ctx.provide('store', store)
+      ctx.track(() => store.close())
+    },
+  })
+  try {
+    for (const plugin of opts.plugins ?? []) await kernel.load(plugin)
+  } catch (error) {
+    kernel.unloadAll()
+    throw error
+  }
 
   const handlers: HostHandlers = {
     'app/info': (_params, ctx: CallContext) => ({
       name: 'Bridle',
       version: opts.version,
       dataDir: home,
+      databasePath: store.path,
       platform: opts.platform ?? process.platform,
       arch: opts.arch ?? process.arch,
       versions: { ...opts.versions },

@@ -44,6 +44,10 @@ export function AppInfoPanel({ api }: { readonly api: BridleApi }) {
         <dd data-testid="app-data-dir">
           <code>{info.dataDir}</code>
         </dd>
+        <dt>Event log</dt>
+        <dd data-testid="app-database">
+          <code>{info.databasePath}</code>
+        </dd>
         <dt>Platform</dt>
         <dd data-testid="app-platform">
           {info.platform} ({info.arch})
