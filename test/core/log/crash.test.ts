@@ -18,6 +18,7 @@ import { Session, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../../main/c
 import type { AssistantBlock, LogEvent } from '../../../main/core/log/index.js'
 import { rowToEvent } from '../../../main/core/log/rows.js'
 import { databasePath, openStore } from '../../../main/core/store/index.js'
+import { prng } from '../../fixtures/prng.js'
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..')
 /**
@@ -32,17 +33,6 @@ const KILLS = Number(process.env['BRIDLE_CRASH_KILLS'] ?? 30)
 const PARALLEL = 2
 /** A child that is never killed finishes well within this; it bounds a hung child. */
 const CHILD_TIMEOUT_MS = 20_000
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** When to kill: after the n-th `flushed` line plus a delay, or a delay after the session exists. */
 type KillPlan =

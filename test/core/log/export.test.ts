@@ -33,7 +33,11 @@ const clock = () => (now += 7)
  * turn with a tool call, and a second checkpoint that swallows the first.
  */
 function forkedSession(): { rootId: string; childId: string; forkSeq: number } {
-  const root = Session.create(store, { projectDir: '/work/project', title: 'Fix the build', clock })
+  const root = Session.create(store, {
+    projectDir: '/home/dev/project',
+    title: 'Fix the build',
+    clock,
+  })
   const turn1 = root.length
   appendTurn(root, 'read two files', [
     { calls: ['a', 'b'], reply: 'reading' },
@@ -101,7 +105,7 @@ describe('export', () => {
     expect(header).toMatchObject({
       format: 'bridle-session',
       version: 1,
-      session: { id: childId, title: 'Fix the build', projectDir: '/work/project' },
+      session: { id: childId, title: 'Fix the build', projectDir: '/home/dev/project' },
       ancestry: [
         { sessionId: rootId, fromSeq: 0, toSeq: forkSeq },
         { sessionId: childId, fromSeq: forkSeq, toSeq: length },
