@@ -128,6 +128,7 @@ export const FinishReason = z.enum([
   'cancelled',
   'other',
 ])
+export type FinishReason = z.infer<typeof FinishReason>
 
 export const ChunkDelta = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), text: z.string() }),
