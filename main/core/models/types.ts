@@ -3,14 +3,14 @@
  * into a wire protocol; the loop never sees a vendor type. Provider failures are data: a stream
  * ends with a `finish` part, or with an `error` part, and never throws.
  */
-import type { FinishReason, JsonValue } from '../log/events.js'
+import type { FinishReason } from '../log/events.js'
 import type { Message } from '../log/messages.js'
 
 export interface ToolSpec {
   readonly name: string
   readonly description: string
-  /** JSON Schema of the arguments (from the tool's zod schema). */
-  readonly parameters: Readonly<Record<string, JsonValue>>
+  /** JSON Schema of the arguments (from the tool's zod schema), passed through as JSON. */
+  readonly parameters: Readonly<Record<string, unknown>>
 }
 
 export interface ModelParams {
@@ -66,13 +66,20 @@ export interface ModelError {
   readonly status?: number
   /** True when the same request may succeed if sent again (refused, 429, 5xx, stall, drop). */
   readonly isRetryable: boolean
+  /** How long the server asked us to wait before retrying (Retry-After), when it said. */
+  readonly retryAfterMs?: number
 }
 
 /** One piece of a streamed answer. Tool-call parts carry the index the provider gave the call. */
 export type StreamPart =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'reasoning'; readonly text: string }
-  | { readonly type: 'tool-call-start'; readonly index: number; readonly callId: string; readonly name: string }
+  | {
+      readonly type: 'tool-call-start'
+      readonly index: number
+      readonly callId: string
+      readonly name: string
+    }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argsDelta: string }
   | { readonly type: 'usage'; readonly usage: Usage }
   /** The last part of a successful stream. */
@@ -100,7 +107,17 @@ export interface EndpointConfig {
   readonly baseUrl: string
   /** The API key itself; read from an environment variable or the credential store, never logged. */
   readonly apiKey?: string
-  /** Seconds without a byte before a stream counts as stalled. */
+  /**
+   * Milliseconds without content (a chunk that carries text, reasoning, a tool call, usage or a
+   * finish reason; SSE comments and empty keepalive chunks do not count) before a stream that
+   * has started counts as stalled.
+   */
   readonly idleTimeoutMs?: number
+  /**
+   * Milliseconds from sending the request to its first content (connect, headers, model load,
+   * prompt processing) before it counts as stalled. Longer than the idle timeout, because a
+   * local server may be loading the model.
+   */
+  readonly firstContentTimeoutMs?: number
   readonly headers?: Readonly<Record<string, string>>
 }

@@ -1,0 +1,317 @@
+/**
+ * Turns what can go wrong talking to an endpoint into a `ModelError`: a code the loop can act
+ * on, whether a retry may help, and a message that says what failed and what to do. Messages
+ * name the endpoint without credentials or query, and never contain the API key.
+ */
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
+import type { ModelError, ModelErrorCode } from './types.js'
+
+/** The servers that usually listen on a port, for "is Ollama running?". */
+export const LIKELY_SERVER_BY_PORT: Readonly<Record<number, string>> = {
+  11434: 'Ollama',
+  1234: 'LM Studio',
+  8080: 'the llama.cpp server',
+  8000: 'vLLM',
+}
+
+/** Longest server message kept in an error; an HTML error page is not worth more. */
+const MAX_SERVER_MESSAGE_CHARS = 500
+
+const RETRYABLE_BY_CODE: Readonly<Record<ModelErrorCode, boolean>> = {
+  ENDPOINT_UNREACHABLE: true,
+  AUTH_FAILED: false,
+  NOT_FOUND: false,
+  RATE_LIMITED: true,
+  REQUEST_REJECTED: false,
+  SERVER_ERROR: true,
+  STALLED: true,
+  DISCONNECTED: true,
+  MALFORMED_CHUNK: false,
+  ABORTED: false,
+  UNKNOWN: false,
+}
+
+export function modelError(
+  code: ModelErrorCode,
+  message: string,
+  extra: { status?: number; isRetryable?: boolean; retryAfterMs?: number } = {},
+): ModelError {
+  return {
+    code,
+    message,
+    isRetryable: extra.isRetryable ?? RETRYABLE_BY_CODE[code],
+    ...(extra.status === undefined ? {} : { status: extra.status }),
+    ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs }),
+  }
+}
+
+/** The endpoint as it may appear in a message: no user, password, query or fragment. */
+export function describeEndpoint(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl)
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`
+  } catch {
+    // Not a URL at all: say so rather than echo what may be a pasted secret.
+    return '(an invalid base URL)'
+  }
+}
+
+/** `http://127.0.0.1:11434`, and the server that usually listens there. */
+function describeOrigin(baseUrl: string): { origin: string; likelyServer?: string } {
+  try {
+    const url = new URL(baseUrl)
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
+    const likelyServer = LIKELY_SERVER_BY_PORT[port]
+    return likelyServer === undefined
+      ? { origin: `${url.protocol}//${url.host}` }
+      : { origin: `${url.protocol}//${url.host}`, likelyServer }
+  } catch {
+    return { origin: describeEndpoint(baseUrl) }
+  }
+}
+
+export interface ErrorContext {
+  readonly baseUrl: string
+  /** Scrubbed from every message. */
+  readonly apiKey?: string
+}
+
+/** Replaces the key (and any bearer token) in text that may echo a request. */
+export function redact(text: string, apiKey: string | undefined): string {
+  let out = text
+  if (apiKey !== undefined && apiKey.length >= 4) out = out.split(apiKey).join('[redacted]')
+  return out.replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]')
+}
+
+/**
+ * Classifies an error thrown while starting or reading a stream. Stalls and caller aborts are
+ * decided by the caller (it knows which of its own timers or signals fired), not here.
+ */
+export function classifyError(error: unknown, context: ErrorContext): ModelError {
+  const make = (
+    code: ModelErrorCode,
+    message: string,
+    extra?: { status?: number; isRetryable?: boolean; retryAfterMs?: number },
+  ): ModelError => modelError(code, redact(message, context.apiKey), extra)
+  const where = describeEndpoint(context.baseUrl)
+
+  if (error instanceof APIUserAbortError) return make('ABORTED', 'the request was cancelled')
+  if (error instanceof APIConnectionError) return classifyTransport(error, context, make)
+  if (error instanceof APIError) {
+    // The class is generic over `any`; these are the fields it always has.
+    const api = error as { status?: number; headers?: Headers; code?: unknown; error?: unknown }
+    const serverMessage = messageOfBody(api.error)
+    if (api.status === undefined) {
+      // An error object inside the stream (`data: {"error": ...}`), after a 200.
+      const status = numericCode(api.code)
+      if (status !== undefined) return fromStatus(status, serverMessage, where, api.headers, make)
+      return make('SERVER_ERROR', `${where} reported an error mid-stream: ${serverMessage}`)
+    }
+    return fromStatus(api.status, serverMessage, where, api.headers, make)
+  }
+  if (error instanceof SyntaxError) {
+    return make('MALFORMED_CHUNK', `${where} sent a stream event that is not valid JSON`)
+  }
+  const transport = transportCode(error)
+  if (transport !== undefined) return classifyTransport(error, context, make)
+  return make('UNKNOWN', `unexpected failure talking to ${where}: ${messageOf(error)}`)
+}
+
+/** An HTTP error status as a ModelError; `serverMessage` is what the server said (may be empty). */
+export function errorFromStatus(
+  status: number,
+  serverMessage: string,
+  context: ErrorContext,
+  headers?: Headers,
+): ModelError {
+  const make: Make = (code, message, extra) =>
+    modelError(code, redact(message, context.apiKey), extra)
+  return fromStatus(status, serverMessage, describeEndpoint(context.baseUrl), headers, make)
+}
+
+type Make = (
+  code: ModelErrorCode,
+  message: string,
+  extra?: { status?: number; isRetryable?: boolean; retryAfterMs?: number },
+) => ModelError
+
+function fromStatus(
+  status: number,
+  serverMessage: string,
+  where: string,
+  headers: Headers | undefined,
+  make: Make,
+): ModelError {
+  const said = serverMessage.length > 0 ? `: ${serverMessage}` : ''
+  if (status === 401 || status === 403) {
+    return make(
+      'AUTH_FAILED',
+      `${where} refused the credentials (${status})${said}; check the API key for this endpoint`,
+      { status },
+    )
+  }
+  if (status === 404) {
+    return make(
+      'NOT_FOUND',
+      `${where} answered 404${said}; check the model name (GET /models lists them) and that the base URL ends in /v1`,
+      { status },
+    )
+  }
+  if (status === 429) {
+    const retryAfterMs = headers === undefined ? undefined : parseRetryAfter(headers)
+    return make('RATE_LIMITED', `${where} is rate limiting (429)${said}`, {
+      status,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    })
+  }
+  if (status >= 500) {
+    const retryAfterMs = headers === undefined ? undefined : parseRetryAfter(headers)
+    return make('SERVER_ERROR', `${where} failed with ${status}${said}`, {
+      status,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    })
+  }
+  return make('REQUEST_REJECTED', `${where} rejected the request (${status})${said}`, {
+    status,
+    // 408 and 409 say "try again", unlike the other client errors.
+    isRetryable: status === 408 || status === 409,
+  })
+}
+
+function classifyTransport(error: unknown, context: ErrorContext, make: Make): ModelError {
+  const code = transportCode(error)
+  const { origin, likelyServer } = describeOrigin(context.baseUrl)
+  switch (code) {
+    case 'ECONNREFUSED': {
+      const hint =
+        likelyServer === undefined ? 'is the server running?' : `is ${likelyServer} running?`
+      return make('ENDPOINT_UNREACHABLE', `endpoint refused at ${origin}: ${hint}`)
+    }
+    case 'ENOTFOUND':
+      return make(
+        'ENDPOINT_UNREACHABLE',
+        `cannot resolve the host of ${origin} (DNS lookup failed)`,
+        {
+          isRetryable: false,
+        },
+      )
+    case 'EAI_AGAIN':
+      return make('ENDPOINT_UNREACHABLE', `cannot resolve the host of ${origin} right now (DNS)`)
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return make('ENDPOINT_UNREACHABLE', `cannot reach ${origin} (${code})`)
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+      return make('DISCONNECTED', `${origin} closed the connection before the answer was complete`)
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return make('STALLED', `${origin} sent nothing for too long (${code})`)
+    case undefined:
+      break
+    default:
+      if (code.startsWith('ERR_TLS') || code.includes('CERT')) {
+        return make('ENDPOINT_UNREACHABLE', `TLS failed for ${origin} (${code})`, {
+          isRetryable: false,
+        })
+      }
+  }
+  return make('ENDPOINT_UNREACHABLE', `cannot connect to ${origin}: ${deepestMessage(error)}`)
+}
+
+/** The first `code` along the error's cause chain (AggregateError members included). */
+function transportCode(error: unknown): string | undefined {
+  let current: unknown = error
+  for (let depth = 0; depth < 8 && isRecord(current); depth++) {
+    const code = current['code']
+    if (typeof code === 'string' && code.length > 0) return code
+    const errors = current['errors']
+    if (Array.isArray(errors)) {
+      for (const member of errors) {
+        if (isRecord(member) && typeof member['code'] === 'string') return member['code']
+      }
+    }
+    current = current['cause']
+  }
+  return undefined
+}
+
+function deepestMessage(error: unknown): string {
+  let message = messageOf(error)
+  let current: unknown = error
+  for (let depth = 0; depth < 8 && isRecord(current); depth++) {
+    if (typeof current['message'] === 'string' && current['message'].length > 0) {
+      message = current['message']
+    }
+    current = current['cause']
+  }
+  return message
+}
+
+/** The `error` member of an APIError: what the server said. */
+function messageOfBody(body: unknown): string {
+  if (typeof body === 'string') return clip(body)
+  if (isRecord(body) && typeof body['message'] === 'string') return clip(body['message'])
+  return ''
+}
+
+function numericCode(code: unknown): number | undefined {
+  const n = typeof code === 'string' ? Number(code) : code
+  return typeof n === 'number' && Number.isInteger(n) && n >= 400 && n < 600 ? n : undefined
+}
+
+/** `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`, in milliseconds. */
+export function parseRetryAfter(headers: Headers): number | undefined {
+  const ms = Number(headers.get('retry-after-ms') ?? NaN)
+  if (Number.isFinite(ms) && ms >= 0) return Math.round(ms)
+  const value = headers.get('retry-after')
+  if (value === null) return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000)
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
+}
+
+/**
+ * The human part of an error body in the dialects servers use: OpenAI and llama.cpp
+ * `{"error": {"message"}}`, Ollama `{"error": "..."}`, vLLM `{"object": "error", "message"}`,
+ * FastAPI `{"detail": ...}`, or plain text.
+ */
+export function extractServerMessage(body: string): string {
+  const text = body.trim()
+  if (text.length === 0) return ''
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return clip(text)
+  }
+  if (isRecord(parsed)) {
+    const error = parsed['error']
+    if (typeof error === 'string') return clip(error)
+    if (isRecord(error) && typeof error['message'] === 'string') return clip(error['message'])
+    if (typeof parsed['message'] === 'string') return clip(parsed['message'])
+    const detail = parsed['detail']
+    if (typeof detail === 'string') return clip(detail)
+    if (detail !== undefined) return clip(JSON.stringify(detail))
+  }
+  return clip(text)
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim()
+  return oneLine.length > MAX_SERVER_MESSAGE_CHARS
+    ? `${oneLine.slice(0, MAX_SERVER_MESSAGE_CHARS)}...`
+    : oneLine
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message
+  return String(error)
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
