@@ -1,0 +1,448 @@
+import type { Kernel, Waterfall } from '../kernel/index.js'
+import type {
+  AssistantBlock,
+  ChunkDelta,
+  FinishReason,
+  JsonValue,
+  ToolCallBlock,
+  TurnEndReason,
+} from '../log/events.js'
+import { deepFreeze } from '../log/freeze.js'
+import type { Session } from '../log/session.js'
+import type {
+  ModelAdapter,
+  ModelError,
+  ModelParams,
+  ModelRequest,
+  StreamPart,
+  ToolSpec,
+} from '../models/types.js'
+import { MessageAssembler } from './assemble.js'
+import { DEFAULT_RETRY, retryDelayMs, sleep } from './retry.js'
+import type { RetryPolicy } from './retry.js'
+import type { ToolRunner } from './tools.js'
+
+export interface PromptSection {
+  readonly name: string
+  readonly text: string
+}
+
+/** Input a step is about to take, offered to `loop/pre-step` listeners (compaction, filters). */
+export interface PreStepInput {
+  readonly session: Session
+  readonly turn: number
+  /** The step about to start (1-based). */
+  readonly step: number
+  readonly claimed: readonly { readonly requestId: string; readonly message: string }[]
+}
+
+export type PreStepDecision =
+  | { readonly action: 'continue'; readonly messages: readonly string[] }
+  | { readonly action: 'reject'; readonly reason: string }
+
+export type LoopEvents = {
+  /** Before each step: may rewrite the claimed input, or reject it (the step does not run). */
+  'loop/pre-step': Waterfall<PreStepInput, PreStepDecision>
+}
+
+export interface AgentLimits {
+  readonly maxSteps: number
+  readonly maxWallMs: number
+}
+
+export const DEFAULT_LIMITS: AgentLimits = { maxSteps: 50, maxWallMs: 30 * 60_000 }
+
+/** How many streamed deltas, or how many milliseconds, make one `assistant/chunk` row. */
+const CHUNK_BATCH_DELTAS = 64
+const CHUNK_BATCH_MS = 100
+
+export interface AgentOptions {
+  readonly session: Session
+  readonly adapter: ModelAdapter
+  readonly model: string
+  readonly params?: ModelParams
+  readonly tools: ToolRunner
+  /** The system prompt's sections, in order; logged as `request/header` whenever they change. */
+  readonly prompt: () => readonly PromptSection[]
+  readonly limits?: Partial<AgentLimits>
+  readonly retry?: RetryPolicy
+  readonly kernel?: Kernel<LoopEvents>
+  readonly random?: () => number
+}
+
+export interface TurnOutcome {
+  readonly turn: number
+  readonly reason: TurnEndReason
+  readonly error?: { readonly code: string; readonly message: string }
+}
+
+/** What streamed, live, before the log commits it as `assistant/message`. */
+export interface StreamDelta {
+  readonly turn: number
+  readonly step: number
+  readonly delta: ChunkDelta
+}
+
+type StopReason = 'cancelled' | 'max-time'
+
+/**
+ * The agent driver (DESIGN.md 4): turns user input into turns and steps. Everything it does is
+ * an event appended to the session; a request is built only from the log, so what the model is
+ * sent can always be rebuilt from it. One turn runs at a time.
+ */
+export class Agent {
+  private readonly limits: AgentLimits
+  private readonly retry: RetryPolicy
+  private readonly deltaListeners = new Set<(delta: StreamDelta) => void>()
+  private controller: AbortController | undefined
+  private stopReason: StopReason | undefined
+  private running: Promise<TurnOutcome[]> | undefined
+
+  constructor(private readonly opts: AgentOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits }
+    this.retry = opts.retry ?? DEFAULT_RETRY
+  }
+
+  get session(): Session {
+    return this.opts.session
+  }
+
+  get isRunning(): boolean {
+    return this.running !== undefined
+  }
+
+  /**
+   * Queues user input. A repeated requestId is ignored (a double-click never sends twice). Input
+   * sent while a turn runs is claimed at that turn's next step.
+   */
+  send(input: { requestId: string; text: string; wake?: boolean }): { accepted: boolean } {
+    if (this.session.hasRequest(input.requestId)) return { accepted: false }
+    this.session.append('inbox/queued', {
+      requestId: input.requestId,
+      message: input.text,
+      wake: input.wake ?? true,
+    })
+    return { accepted: true }
+  }
+
+  /** Hears every streamed delta as it arrives (before it is logged). Returns the disposer. */
+  onDelta(listener: (delta: StreamDelta) => void): () => void {
+    this.deltaListeners.add(listener)
+    return () => void this.deltaListeners.delete(listener)
+  }
+
+  /** Stops the running turn: the stream is archived as interrupted, running tools are aborted. */
+  cancel(): void {
+    this.stop('cancelled')
+  }
+
+  /** Runs turns while woken input is queued; resolves with their outcomes. Concurrent calls share one run. */
+  runUntilIdle(): Promise<TurnOutcome[]> {
+    this.running ??= this.runTurns().finally(() => {
+      this.running = undefined
+    })
+    return this.running
+  }
+
+  private async runTurns(): Promise<TurnOutcome[]> {
+    const outcomes: TurnOutcome[] = []
+    while (this.session.queuedInput().some((input) => input.wake)) {
+      outcomes.push(await this.runTurn())
+      if (outcomes.at(-1)?.reason !== 'completed') break
+    }
+    return outcomes
+  }
+
+  /** Why the running turn was stopped (a user's cancel unless the wall-time limit did it). */
+  private stoppedAs(): StopReason {
+    return this.stopReason ?? 'cancelled'
+  }
+
+  private stop(reason: StopReason): void {
+    if (!this.controller || this.controller.signal.aborted) return
+    this.stopReason = reason
+    this.controller.abort()
+  }
+
+  private async runTurn(): Promise<TurnOutcome> {
+    const session = this.session
+    const controller = new AbortController()
+    this.controller = controller
+    this.stopReason = undefined
+    const deadline = setTimeout(() => this.stop('max-time'), this.limits.maxWallMs)
+    const turn = session.append('turn/start', {}).turn
+    const end = async (
+      reason: TurnEndReason,
+      error?: { code: string; message: string },
+    ): Promise<TurnOutcome> => {
+      if (error) session.append('error', { scope: 'turn', ...error })
+      session.append('turn/end', { reason })
+      await session.flush()
+      return error ? { turn, reason, error } : { turn, reason }
+    }
+    try {
+      for (let step = 1; ; step++) {
+        if (isAborted(controller.signal)) return await end(this.stoppedAs())
+        if (step > this.limits.maxSteps) return await end('max-steps')
+        const outcome = await this.runStep(turn, step, controller.signal)
+        if (outcome === 'again') continue
+        if (outcome === 'done') {
+          // Input that arrived during the step (steering) is answered in this same turn.
+          if (
+            this.session.queuedInput().some((input) => input.wake) &&
+            !isAborted(controller.signal)
+          )
+            continue
+          return await end('completed')
+        }
+        return await end(outcome.reason, outcome.error)
+      }
+    } catch (error) {
+      // A bug or a failed write: end the turn honestly if the log still takes writes.
+      const message = error instanceof Error ? error.message : String(error)
+      try {
+        return await end('error', { code: 'LOOP_FAILED', message })
+      } catch {
+        throw error
+      }
+    } finally {
+      clearTimeout(deadline)
+      this.controller = undefined
+    }
+  }
+
+  /**
+   * One step: claim input, let plugins rewrite or reject it, log the user messages, ask the model
+   * (with retries before the first byte), commit its message, run its tool calls.
+   */
+  private async runStep(
+    turn: number,
+    step: number,
+    signal: AbortSignal,
+  ): Promise<
+    'again' | 'done' | { reason: TurnEndReason; error?: { code: string; message: string } }
+  > {
+    const session = this.session
+    const claimed = session.queuedInput()
+    if (claimed.length > 0)
+      session.append('inbox/claimed', { requestIds: claimed.map((input) => input.requestId) })
+    const input: PreStepInput = { session, turn, step, claimed }
+    const pass = (i: PreStepInput): PreStepDecision => ({
+      action: 'continue',
+      messages: i.claimed.map((c) => c.message),
+    })
+    const decision = this.opts.kernel
+      ? await this.opts.kernel.waterfall('loop/pre-step', input, pass, { scope: session.id })
+      : pass(input)
+    if (decision.action === 'reject') {
+      if (step === 1)
+        return { reason: 'rejected', error: { code: 'INPUT_REJECTED', message: decision.reason } }
+      return { reason: 'error', error: { code: 'INPUT_REJECTED', message: decision.reason } }
+    }
+    if (signal.aborted) return { reason: this.stoppedAs() }
+
+    session.append('step/start', {})
+    for (const message of decision.messages) session.append('user/message', { content: message })
+    const headerSeq = this.headerSeq()
+
+    const result = await this.ask(turn, step, headerSeq, signal)
+    if (result.kind === 'stopped') {
+      this.archiveInterrupted(result.assembler, 'cancelled')
+      session.append('step/end', { reason: 'cancelled' })
+      return { reason: this.stoppedAs() }
+    }
+    if (result.kind === 'failed') {
+      if (result.assembler.hasContent) this.archiveInterrupted(result.assembler, 'error')
+      session.append('step/end', { reason: 'error' })
+      return { reason: 'error', error: { code: result.error.code, message: result.error.message } }
+    }
+    const { assembler, finish } = result
+    if (finish === 'max-tokens') {
+      // The reply was cut off: keep its text, never run a call that may be incomplete.
+      session.append('assistant/message', {
+        blocks: assembler.withoutToolCalls(),
+        finish,
+        ...(assembler.usage ? { usage: assembler.usage } : {}),
+      })
+      session.append('step/end', { reason: 'max-tokens' })
+      return 'done'
+    }
+    const blocks = assembler.complete()
+    session.append('assistant/message', {
+      blocks,
+      finish,
+      ...(assembler.usage ? { usage: assembler.usage } : {}),
+    })
+    const calls = blocks.filter((block): block is ToolCallBlock => block.type === 'tool-call')
+    if (calls.length === 0) {
+      session.append('step/end', { reason: 'completed' })
+      return 'done'
+    }
+    await this.opts.tools.runCalls(calls, { session, signal })
+    if (isAborted(signal)) {
+      session.append('step/end', { reason: 'cancelled' })
+      return { reason: this.stoppedAs() }
+    }
+    session.append('step/end', { reason: 'tool-calls' })
+    return 'again'
+  }
+
+  /** Logs `request/header` when the system prompt or the tools differ from the last one logged. */
+  private headerSeq(): number {
+    const session = this.session
+    const sections = this.opts.prompt().map(({ name, text }) => ({ name, text }))
+    const tools = this.opts.tools.specs().map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters: parameters as Record<string, JsonValue>,
+    }))
+    const wanted = JSON.stringify({ sections, tools })
+    const last = session.latestHeader()
+    if (last && JSON.stringify({ sections: last.data.sections, tools: last.data.tools }) === wanted)
+      return last.seq
+    return session.append('request/header', {
+      sections,
+      tools,
+      reason: last ? 'change' : 'initial',
+    }).seq
+  }
+
+  /**
+   * Sends the request built from the log and streams the answer, retrying failures that happened
+   * before the first streamed byte. Each attempt is its own `request/start`.
+   */
+  private async ask(
+    turn: number,
+    step: number,
+    headerSeq: number,
+    signal: AbortSignal,
+  ): Promise<
+    | { kind: 'finished'; assembler: MessageAssembler; finish: FinishReason }
+    | { kind: 'failed'; assembler: MessageAssembler; error: ModelError }
+    | { kind: 'stopped'; assembler: MessageAssembler }
+  > {
+    const session = this.session
+    for (let attempt = 0; ; attempt++) {
+      const start = session.append('request/start', {
+        provider: this.opts.adapter.provider,
+        model: this.opts.model,
+        params: { ...this.opts.params } as Record<string, JsonValue>,
+        headerSeq,
+      })
+      const request = requestFromLog(session, start.seq)
+      await session.flush()
+      const assembler = new MessageAssembler()
+      const outcome = await this.stream(request, assembler, turn, step, signal)
+      if (signal.aborted) return { kind: 'stopped', assembler }
+      if (outcome.type === 'finish') return { kind: 'finished', assembler, finish: outcome.reason }
+      const { error } = outcome
+      const canRetry = error.isRetryable && !assembler.hasContent && attempt < this.retry.retries
+      if (!canRetry) return { kind: 'failed', assembler, error }
+      // A server that says when to come back (Retry-After) is believed, up to the policy's cap.
+      const delay = Math.max(
+        retryDelayMs(this.retry, attempt + 1, this.opts.random),
+        Math.min(error.retryAfterMs ?? 0, this.retry.maxMs),
+      )
+      session.append('error', {
+        scope: 'step',
+        code: error.code,
+        message: `${error.message} (retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms)`,
+      })
+      if (!(await sleep(delay, signal))) return { kind: 'stopped', assembler }
+    }
+  }
+
+  private async stream(
+    request: ModelRequest,
+    assembler: MessageAssembler,
+    turn: number,
+    step: number,
+    signal: AbortSignal,
+  ): Promise<(StreamPart & { type: 'finish' }) | (StreamPart & { type: 'error' })> {
+    let pending: ChunkDelta[] = []
+    let timer: NodeJS.Timeout | undefined
+    const flushChunks = () => {
+      clearTimeout(timer)
+      timer = undefined
+      if (pending.length === 0) return
+      this.session.append('assistant/chunk', { deltas: pending })
+      pending = []
+    }
+    let last: (StreamPart & { type: 'finish' }) | (StreamPart & { type: 'error' }) | undefined
+    try {
+      for await (const part of this.opts.adapter.stream(request, signal)) {
+        if (part.type === 'finish' || part.type === 'error') {
+          last = part
+          break
+        }
+        const delta = assembler.add(part)
+        if (!delta) continue
+        // A batch is logged when it is full, or CHUNK_BATCH_MS after its first delta even if the
+        // model then pauses, so a crash mid-pause loses at most that much of what was shown.
+        timer ??= setTimeout(flushChunks, CHUNK_BATCH_MS)
+        pending.push(delta)
+        for (const listener of this.deltaListeners) {
+          try {
+            listener({ turn, step, delta })
+          } catch (error) {
+            console.error('[bridle] a stream listener failed:', error)
+          }
+        }
+        if (pending.length >= CHUNK_BATCH_DELTAS) flushChunks()
+      }
+    } finally {
+      flushChunks()
+    }
+    return (
+      last ?? {
+        type: 'error',
+        error: {
+          code: 'DISCONNECTED',
+          message: 'the model stream ended without a finish',
+          isRetryable: true,
+        },
+        hasStreamed: assembler.hasContent,
+      }
+    )
+  }
+
+  /** Commits what streamed before a stop or a failure, without tool calls, marked interrupted. */
+  private archiveInterrupted(assembler: MessageAssembler, finish: 'cancelled' | 'error'): void {
+    const blocks: AssistantBlock[] = assembler.withoutToolCalls()
+    if (blocks.length === 0) return
+    this.session.append('assistant/message', {
+      blocks,
+      finish,
+      interrupted: true,
+      ...(assembler.usage ? { usage: assembler.usage } : {}),
+    })
+  }
+}
+
+/**
+ * The request of the `request/start` at `startSeq`, built from the log alone: the tools of its
+ * header, its params, and the messages derived up to it (incrementally, so `startSeq` must be
+ * the session's last event; `deriveMessagesAt` rebuilds any earlier request from scratch).
+ * Deep-frozen: nobody may edit it.
+ */
+export function requestFromLog(session: Session, startSeq: number): ModelRequest {
+  if (startSeq !== session.length - 1)
+    throw new Error(`seq ${startSeq} is not the last event of the session`)
+  const start = session.event(startSeq)
+  if (start?.type !== 'request/start') throw new Error(`seq ${startSeq} is not a request/start`)
+  const header = session.event(start.data.headerSeq)
+  if (header?.type !== 'request/header')
+    throw new Error(`seq ${start.data.headerSeq} is not a request/header`)
+  const tools: ToolSpec[] = header.data.tools.map((tool) => ({ ...tool }))
+  return deepFreeze({
+    model: start.data.model,
+    messages: session.deriveMessages(),
+    tools,
+    params: { ...start.data.params },
+  })
+}
+
+/** Reads the flag now: awaits in between may have aborted it (type narrowing cannot see that). */
+export function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted
+}

@@ -1,0 +1,75 @@
+import type { AssistantBlock, ChunkDelta } from '../log/events.js'
+import type { StreamPart, Usage } from '../models/types.js'
+
+/**
+ * Builds an assistant message from stream parts as they arrive: consecutive text (or reasoning)
+ * merges into one block, tool calls are assembled by the index the provider gave them, and
+ * blocks keep the order in which they first appeared.
+ */
+export class MessageAssembler {
+  private readonly blocks: ((AssistantBlock & { type: 'text' | 'reasoning' }) | ToolCallDraft)[] =
+    []
+  private readonly calls = new Map<number, ToolCallDraft>()
+  usage: Usage | undefined
+  /** True once any text, reasoning or tool-call part arrived. */
+  hasContent = false
+
+  /** Takes one part; returns the chunk delta to log for it, if any. */
+  add(part: StreamPart): ChunkDelta | undefined {
+    switch (part.type) {
+      case 'text':
+      case 'reasoning': {
+        if (part.text === '') return undefined
+        this.hasContent = true
+        const last = this.blocks.at(-1)
+        if (last?.type === part.type) last.text += part.text
+        else this.blocks.push({ type: part.type, text: part.text })
+        return { kind: part.type, text: part.text }
+      }
+      case 'tool-call-start': {
+        this.hasContent = true
+        const draft: ToolCallDraft = {
+          type: 'tool-call',
+          callId: part.callId,
+          name: part.name,
+          args: '',
+        }
+        this.calls.set(part.index, draft)
+        this.blocks.push(draft)
+        return { kind: 'tool-call', index: part.index, callId: part.callId, name: part.name }
+      }
+      case 'tool-call-delta': {
+        const draft = this.calls.get(part.index)
+        if (!draft) return undefined
+        draft.args += part.argsDelta
+        return { kind: 'tool-call', index: part.index, argsDelta: part.argsDelta }
+      }
+      case 'usage':
+        this.usage = part.usage
+        return undefined
+      case 'finish':
+      case 'error':
+        return undefined
+    }
+  }
+
+  /** Every block, tool calls included (for a stream that finished). */
+  complete(): AssistantBlock[] {
+    return this.blocks.map((block) => ({ ...block }))
+  }
+
+  /**
+   * What survives an interruption: the text and reasoning that streamed, without tool calls
+   * (a call cut off mid-arguments must never run, and a whole one was not confirmed either).
+   */
+  withoutToolCalls(): AssistantBlock[] {
+    return this.blocks.filter((block) => block.type !== 'tool-call').map((block) => ({ ...block }))
+  }
+}
+
+interface ToolCallDraft {
+  readonly type: 'tool-call'
+  readonly callId: string
+  readonly name: string
+  args: string
+}

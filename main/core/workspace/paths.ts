@@ -1,0 +1,40 @@
+import { realpathSync } from 'node:fs'
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
+
+export class PathError extends Error {
+  constructor(
+    readonly code: 'PATH_OUTSIDE_PROJECT',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'PathError'
+  }
+}
+
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
+function realpathOfExistingPrefix(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    const parent = dirname(path)
+    if (parent === path) return path
+    return resolve(realpathOfExistingPrefix(parent), relative(parent, path))
+  }
+}
+
+/**
+ * Resolves a path the model gave (relative to the project, or absolute) and refuses it unless
+ * it stays inside the project folder after following symlinks, so a link pointing out of the
+ * project cannot be used to read or write elsewhere.
+ */
+export function resolveInsideProject(projectDir: string, path: string): string {
+  const root = realpathSync(projectDir)
+  const candidate = realpathOfExistingPrefix(isAbsolute(path) ? path : resolve(root, path))
+  if (candidate !== root && !candidate.startsWith(root + sep)) {
+    throw new PathError(
+      'PATH_OUTSIDE_PROJECT',
+      `${path} is outside the project folder ${root}; only paths inside it can be used`,
+    )
+  }
+  return candidate
+}

@@ -1,0 +1,96 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { Agent } from '../../../main/core/loop/agent.js'
+import type { AgentOptions } from '../../../main/core/loop/agent.js'
+import { createSimpleToolRunner, defineTool } from '../../../main/core/loop/tools.js'
+import { Session } from '../../../main/core/log/index.js'
+import { createOpenAiCompatibleAdapter } from '../../../main/core/models/openai-compatible.js'
+import { startModelServer } from '../../fixtures/model-server/server.js'
+import type { ModelServer } from '../../fixtures/model-server/server.js'
+import type { Script } from '../../fixtures/model-server/script.js'
+import { tempHome } from '../log/helpers.js'
+import type { TempHome } from '../log/helpers.js'
+
+/** Three small tools on a real folder: read a file, replace text in it, "run the tests". */
+export function projectTools(projectDir: string) {
+  return createSimpleToolRunner([
+    defineTool({
+      name: 'read',
+      description: 'Read a file',
+      schema: z.object({ path: z.string() }),
+      run: ({ path }) => Promise.resolve(readFileSync(join(projectDir, path), 'utf8')),
+    }),
+    defineTool({
+      name: 'edit',
+      description: 'Replace text in a file',
+      schema: z.object({ path: z.string(), old: z.string(), new: z.string() }),
+      run: ({ path, old, new: replacement }) => {
+        const file = join(projectDir, path)
+        const text = readFileSync(file, 'utf8')
+        if (!text.includes(old)) throw new Error(`"${old}" is not in ${path}`)
+        writeFileSync(file, text.replace(old, replacement))
+        return Promise.resolve(`edited ${path}`)
+      },
+    }),
+    defineTool({
+      name: 'test',
+      description: 'Run the tests',
+      schema: z.object({}),
+      run: () =>
+        Promise.resolve(
+          readFileSync(join(projectDir, 'a.txt'), 'utf8').includes('bug') ? '1 failed' : '1 passed',
+        ),
+    }),
+  ])
+}
+
+export interface LoopHarness {
+  readonly home: TempHome
+  readonly server: ModelServer
+  readonly session: Session
+  readonly agent: Agent
+  readonly projectDir: string
+  close(): Promise<void>
+}
+
+export async function startHarness(
+  script: Script,
+  overrides: Partial<AgentOptions> = {},
+): Promise<LoopHarness> {
+  const home = tempHome()
+  const projectDir = join(home.dir, 'project')
+  mkdirSync(projectDir)
+  writeFileSync(join(projectDir, 'a.txt'), 'there is a bug here\n')
+  const server = await startModelServer({ script })
+  const store = home.open()
+  const session = Session.create(store, { projectDir })
+  const agent = new Agent({
+    session,
+    adapter: createOpenAiCompatibleAdapter({ baseUrl: server.url, idleTimeoutMs: 2000 }),
+    model: 'scripted',
+    tools: projectTools(projectDir),
+    prompt: () => [
+      { name: 'identity', text: 'You are a test agent.' },
+      { name: 'environment', text: `Project: ${projectDir}` },
+    ],
+    retry: { retries: 2, baseMs: 1, maxMs: 5, jitter: 0 },
+    ...overrides,
+  })
+  return {
+    home,
+    server,
+    session,
+    agent,
+    projectDir,
+    async close() {
+      await server.close()
+      session.close()
+      await home.cleanup()
+    },
+  }
+}
+
+/** The types of the events from `fromSeq` on. */
+export const typesFrom = (session: Session, fromSeq = 0) =>
+  session.slice(fromSeq).map((e) => e.type)
