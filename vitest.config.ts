@@ -5,5 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'node_modules/**'],
     environment: 'node',
+    // Several tests start real processes (the CLI under tsx); on a loaded 2-core machine one can
+    // take a few seconds. A hung test still fails, just not at the 5 s default.
+    testTimeout: 30_000,
   },
 })

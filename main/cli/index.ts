@@ -2,12 +2,22 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { boot, dispatchCall, ensureHome, resolveHome, runtimeVersions } from '../core/host/index.js'
+import {
+  boot,
+  dispatchCall,
+  ensureHome,
+  loadConfig,
+  resolveHome,
+  runtimeVersions,
+} from '../core/host/index.js'
+import { forkSession } from '../core/log/index.js'
+import { discoverEndpoints } from '../core/models/discovery.js'
 import { exportLines, importSession } from '../core/log/export.js'
 import { databasePath, openStore } from '../core/store/index.js'
 import type { Store } from '../core/store/index.js'
 import { chunked, writeFileAtomic } from './files.js'
-import { printEvents, printSearch, printSessions } from './inspect.js'
+import { printEvents, printSearch, printSessions, printTranscript } from './inspect.js'
+import { runPrompt } from './run.js'
 import { startServe } from './serve.js'
 
 const USAGE = `Bridle: a desktop agent harness whose event log is the truth.
@@ -15,6 +25,19 @@ const USAGE = `Bridle: a desktop agent harness whose event log is the truth.
 Usage: bridle <command> [options]
 
 Commands:
+  run "prompt"              Ask the agent; streams the answer. Exits 0 when the turn completes.
+      --project DIR         The project folder (default: the current folder).
+      --session ID          Continue this session (repairs it first if it crashed).
+      --base-url URL        An OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1.
+      --model NAME          The model (default: defaultModel in config.json).
+      --api-key-env VAR     Read the API key from this environment variable.
+      --max-steps N         Stop the turn after N model requests.
+      --json                Print every event as JSON Lines instead of the answer.
+  discover                  Look for local model servers (Ollama, LM Studio, llama.cpp, vLLM)
+                            on their usual ports and list their models.
+      --port N              Probe this port instead (repeatable: --port 8080 --port 9000).
+  show <sessionId>          Print a session's conversation.
+  fork <sessionId> --at SEQ Fork a session: the new one shares events 0..SEQ-1; prints its id.
   info                      Print the app info (version, data folder, platform) as JSON.
   serve                     Serve the UI and the bridge on a loopback port, for a browser.
       --port N              Port to listen on (default 7420; 0 picks a free one).
@@ -24,7 +47,7 @@ Commands:
       --out FILE            Write to FILE (atomically: all or nothing) instead of stdout.
   import <FILE>             Import a JSON Lines export as a new session; prints the new id.
   sessions                  List sessions, newest first, forks indented under their parent.
-  events <sessionId>        Print a session's timeline, one line per event.
+  inspect <sessionId>       Print a session's timeline, one line per event (alias: events).
       --type TYPE           Only events of this type (repeatable, e.g. --type tool/call).
       --turn N              Only events of turn N.
       --from SEQ            Start at this seq.
@@ -39,6 +62,7 @@ Options for every command:
   -v, --version             Print the version.
 
 Examples:
+  npm run bridle -- run --base-url http://127.0.0.1:11434/v1 --model qwen3:8b "what does this repo do?"
   npm run bridle -- info
   npm run bridle -- serve --port 0
   npm run bridle -- export 3f2a... --out session.jsonl
@@ -74,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
       home: { type: 'string' },
-      port: { type: 'string' },
+      port: { type: 'string', multiple: true },
       host: { type: 'string' },
       renderer: { type: 'string' },
       out: { type: 'string' },
@@ -82,6 +106,14 @@ async function main(argv: string[]): Promise<number> {
       turn: { type: 'string' },
       from: { type: 'string' },
       limit: { type: 'string' },
+      project: { type: 'string' },
+      session: { type: 'string' },
+      'base-url': { type: 'string' },
+      model: { type: 'string' },
+      'api-key-env': { type: 'string' },
+      'max-steps': { type: 'string' },
+      json: { type: 'boolean' },
+      at: { type: 'string' },
     },
   })
   const command = positionals[0] ?? 'help'
@@ -111,7 +143,7 @@ async function main(argv: string[]): Promise<number> {
       const serving = await startServe({
         host,
         rendererDir: values.renderer ?? `${repoRoot}out/renderer`,
-        port: parsePort(values.port),
+        port: parsePort(values.port?.at(-1)),
         hostname: values.host ?? '127.0.0.1',
       })
       process.stdout.write(`Bridle is serving at ${serving.url}\n`)
@@ -148,6 +180,69 @@ async function main(argv: string[]): Promise<number> {
     case 'sessions':
       withExistingStore(home, (store) => printSessions(store, print))
       return 0
+    case 'run': {
+      const prompt = positionals.slice(1).join(' ')
+      if (prompt.trim() === '')
+        throw new UsageError('run needs a prompt, e.g. bridle run "explain this repo"')
+      const config = loadConfig(ensureHome(home))
+      const outcome = await withStoreAsync(databasePath(home), (store) =>
+        runPrompt({
+          store,
+          config,
+          prompt,
+          projectDir: values.project ?? process.cwd(),
+          json: values.json ?? false,
+          env: process.env,
+          out: (text) => process.stdout.write(text),
+          err: (text) => process.stderr.write(text),
+          ...(values.session === undefined ? {} : { sessionId: values.session }),
+          ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
+          ...(values.model === undefined ? {} : { model: values.model }),
+          ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
+          ...(values['max-steps'] === undefined
+            ? {}
+            : { maxSteps: parseCount('--max-steps', values['max-steps']) }),
+        }),
+      )
+      if (outcome.reason === 'completed') return 0
+      process.stderr.write(
+        `bridle: the turn ended: ${outcome.reason}${outcome.error ? ` (${outcome.error.code}: ${outcome.error.message})` : ''}\n`,
+      )
+      return outcome.reason === 'cancelled' ? 130 : 1
+    }
+    case 'discover': {
+      const found = await discoverEndpoints(
+        values.port ? { ports: values.port.map((p) => parsePort(p)) } : {},
+      )
+      if (found.length === 0)
+        print('No local model server answered on the usual ports (11434, 1234, 8080, 8000).')
+      for (const endpoint of found) {
+        const models = endpoint.models
+          .map((m) =>
+            m.contextWindow ? `${m.id} (${m.contextWindow.toLocaleString('en')} tokens)` : m.id,
+          )
+          .join(', ')
+        print(
+          `${endpoint.baseUrl}  ${endpoint.kind}  ${endpoint.error ? `${endpoint.error.code}: ${endpoint.error.message}` : models || '(no models)'}`,
+        )
+      }
+      return 0
+    }
+    case 'show': {
+      const sessionId = positionals[1]
+      if (sessionId === undefined) throw new UsageError('show needs a session id')
+      withExistingStore(home, (store) => printTranscript(store, sessionId, print))
+      return 0
+    }
+    case 'fork': {
+      const sessionId = positionals[1]
+      if (sessionId === undefined || values.at === undefined)
+        throw new UsageError('fork needs a session id and --at SEQ')
+      const atSeq = parseCount('--at', values.at)
+      print(withExistingStore(home, (store) => forkSession(store, sessionId, atSeq)))
+      return 0
+    }
+    case 'inspect':
     case 'events': {
       const sessionId = positionals[1]
       if (sessionId === undefined) throw new UsageError('events needs a session id')
@@ -188,6 +283,15 @@ function withExistingStore<T>(home: string, body: (store: Store) => T): T {
   if (!existsSync(dbPath))
     throw new Error(`there is no Bridle database in ${home} (nothing has been recorded yet)`)
   return withStore(dbPath, body)
+}
+
+async function withStoreAsync<T>(dbPath: string, body: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(dbPath)
+  try {
+    return await body(store)
+  } finally {
+    store.close()
+  }
 }
 
 function withStore<T>(dbPath: string, body: (store: Store) => T): T {

@@ -72,3 +72,44 @@ export function printSearch(
       `${hit.sessionId}  seq ${String(hit.seq).padStart(6)}  ${hit.type.padEnd(18)} ${hit.snippet}`,
     )
 }
+
+/** `bridle show <id>`: the conversation as a person reads it, from the log (compacted parts too). */
+export function printTranscript(
+  store: Store,
+  sessionId: string,
+  write: (line: string) => void,
+): void {
+  const session = Session.open(store, sessionId, { mode: 'read' })
+  for (const event of session.slice()) {
+    switch (event.type) {
+      case 'user/message':
+        if (event.data.kind === 'input') write(`\n> ${event.data.content.replace(/\n/g, '\n> ')}\n`)
+        break
+      case 'assistant/message':
+        for (const block of event.data.blocks) {
+          if (block.type === 'text') write(block.text)
+          if (block.type === 'tool-call') write(`  [${block.name} ${block.args}]`)
+        }
+        if (event.data.interrupted) write('  (interrupted)')
+        break
+      case 'tool/result':
+        write(
+          `  [${event.data.ok ? 'ok' : event.data.error.code}] ${summarizeEvent(event).split(': ').slice(1).join(': ')}`,
+        )
+        break
+      case 'compaction/checkpoint':
+        write(
+          `\n-- compacted ${event.data.fromSeq}..${event.data.toSeq} (${event.data.tokensBefore} -> ${event.data.tokensAfter} tokens) --`,
+        )
+        break
+      case 'turn/end':
+        if (event.data.reason !== 'completed') write(`  (turn ended: ${event.data.reason})`)
+        break
+      case 'error':
+        write(`  error ${event.data.code}: ${event.data.message}`)
+        break
+      default:
+        break
+    }
+  }
+}

@@ -7,9 +7,10 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { benchBridge } from './bridge-bench.js'
 import type { Figure } from './figures.js'
 import { benchLog } from './log-bench.js'
+import { benchLoop } from './loop-bench.js'
 
 const started = performance.now()
-const figures: Figure[] = [...(await benchLog()), ...(await benchBridge())]
+const figures: Figure[] = [...(await benchLog()), ...(await benchLoop()), ...(await benchBridge())]
 
 console.log(
   `\nBridle bench on node ${process.versions.node}, ${process.platform}/${process.arch}\n`,

@@ -66,6 +66,8 @@ export const TurnEndReason = z.enum([
   'error',
   'max-steps',
   'max-time',
+  /** A pre-step plugin refused the turn's input before any step ran. */
+  'rejected',
   'interrupted-by-crash',
   /** The session was forked inside this turn; the child closes the turn at the fork point. */
   'interrupted-by-fork',

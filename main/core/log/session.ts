@@ -3,7 +3,6 @@ import type { EventRow, SessionRow, Store } from '../store/types.js'
 import { StoreError } from '../store/types.js'
 import { buildEvent } from './build.js'
 import { LogError } from './errors.js'
-import { MODEL_VISIBLE } from './events.js'
 import type { EventDataInput, EventType, LogEvent, LogEventOf, SessionId } from './events.js'
 import { Lifecycle } from './lifecycle.js'
 import { MessageCache, systemMessageOf } from './messages.js'
@@ -11,6 +10,7 @@ import type { Message } from './messages.js'
 import { eventToRow, rowToEvent } from './rows.js'
 import { Surface } from './surface.js'
 import type { SurfaceMark, SurfaceNode } from './surface.js'
+import { applyToSurface } from './derive.js'
 
 export type SessionListener = (event: LogEvent) => void
 
@@ -164,6 +164,12 @@ export class Session {
   /** The model's view: the surface nodes in order (checkpoints stand in for what they replaced). */
   surfaceNodes(): readonly SurfaceNode[] {
     return this.surface.nodes
+  }
+
+  /** The latest `request/header`: the system prompt and tools now in force. */
+  latestHeader(): LogEventOf<'request/header'> | undefined {
+    const header = this.headerSeq === undefined ? undefined : this.events[this.headerSeq]
+    return header?.type === 'request/header' ? header : undefined
   }
 
   /** Queued input not yet claimed by a turn, oldest first. */
@@ -394,14 +400,8 @@ export class Session {
         })
         break
       }
-      case 'compaction/checkpoint':
-        this.surface.replace(event.data.fromSeq, event.data.toSeq, event.seq)
-        break
-      case 'compaction/undone':
-        this.surface.undo(event.data.checkpointSeq)
-        break
       default:
-        if (MODEL_VISIBLE.has(event.type)) this.surface.add(surfaceNodeOf(event))
+        applyToSurface(this.surface, event)
     }
   }
 
@@ -465,22 +465,5 @@ export class Session {
         }
       }
     }
-  }
-}
-
-function surfaceNodeOf(event: LogEvent): SurfaceNode {
-  switch (event.type) {
-    case 'assistant/message': {
-      const callIds = event.data.blocks.flatMap((block) =>
-        block.type === 'tool-call' ? [block.callId] : [],
-      )
-      return callIds.length > 0
-        ? { seq: event.seq, kind: 'assistant', callIds }
-        : { seq: event.seq, kind: 'assistant' }
-    }
-    case 'tool/result':
-      return { seq: event.seq, kind: 'tool', callId: event.data.callId }
-    default:
-      return { seq: event.seq, kind: 'user' }
   }
 }

@@ -1,0 +1,150 @@
+import { realpathSync } from 'node:fs'
+import { Agent } from '../core/loop/agent.js'
+import type { TurnOutcome } from '../core/loop/agent.js'
+import { createSimpleToolRunner } from '../core/loop/tools.js'
+import { Session } from '../core/log/index.js'
+import type { LogEvent } from '../core/log/index.js'
+import { createOpenAiCompatibleAdapter } from '../core/models/openai-compatible.js'
+import { defaultPrompt } from '../core/prompt/default.js'
+import type { Store } from '../core/store/index.js'
+import { readOnlyTools } from '../core/tools/readonly.js'
+import type { Config } from '../core/host/config.js'
+
+export interface RunOptions {
+  readonly store: Store
+  readonly config: Config
+  readonly prompt: string
+  readonly projectDir: string
+  readonly sessionId?: string
+  readonly baseUrl?: string
+  readonly model?: string
+  readonly apiKeyEnv?: string
+  readonly maxSteps?: number
+  readonly json: boolean
+  readonly env: NodeJS.ProcessEnv
+  readonly out: (text: string) => void
+  readonly err: (text: string) => void
+}
+
+/**
+ * `bridle run "prompt"`: one turn in a new or existing session, streamed to stdout (or every
+ * event as JSON Lines with --json). Returns the turn's outcome; SIGINT cancels it cleanly and a
+ * second SIGINT exits at once.
+ */
+export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
+  const endpointName = opts.config.defaultEndpoint
+  const endpoint = endpointName === undefined ? undefined : opts.config.endpoints[endpointName]
+  const baseUrl = opts.baseUrl ?? endpoint?.baseUrl
+  if (baseUrl === undefined) {
+    throw new Error(
+      'no model endpoint: pass --base-url (e.g. http://127.0.0.1:11434/v1) or set endpoints and defaultEndpoint in config.json',
+    )
+  }
+  const model = opts.model ?? opts.config.defaultModel
+  if (model === undefined)
+    throw new Error('no model: pass --model NAME or set defaultModel in config.json')
+  const keyEnv = opts.apiKeyEnv ?? (opts.baseUrl === undefined ? endpoint?.apiKeyEnv : undefined)
+  const apiKey = keyEnv === undefined ? undefined : opts.env[keyEnv]
+  if (keyEnv !== undefined && !apiKey)
+    throw new Error(`the environment variable ${keyEnv} (the API key) is not set`)
+
+  const session =
+    opts.sessionId === undefined
+      ? Session.create(opts.store, {
+          projectDir: realpathSync(opts.projectDir),
+          model,
+          title: opts.prompt.slice(0, 80),
+        })
+      : Session.open(opts.store, opts.sessionId)
+  // A continued session keeps the folder it was created for, whatever --project says.
+  const created = session.event(0)
+  const projectDir =
+    created?.type === 'session/created' ? created.data.projectDir : realpathSync(opts.projectDir)
+  const tools = createSimpleToolRunner(readOnlyTools(projectDir))
+  const agent = new Agent({
+    session,
+    adapter: createOpenAiCompatibleAdapter({
+      baseUrl,
+      ...(apiKey ? { apiKey } : {}),
+      ...(endpoint?.idleTimeoutSeconds
+        ? { idleTimeoutMs: endpoint.idleTimeoutSeconds * 1000 }
+        : {}),
+    }),
+    model,
+    tools,
+    prompt: () =>
+      defaultPrompt({
+        projectDir,
+        platform: process.platform,
+        toolNames: tools.specs().map((t) => t.name),
+      }),
+    limits: {
+      ...((opts.maxSteps ?? opts.config.limits.maxSteps)
+        ? { maxSteps: opts.maxSteps ?? opts.config.limits.maxSteps }
+        : {}),
+      ...(opts.config.limits.maxWallSeconds
+        ? { maxWallMs: opts.config.limits.maxWallSeconds * 1000 }
+        : {}),
+    },
+  })
+
+  // Plain output: the answer's text on stdout; what the agent does (tool calls, their outcome,
+  // retries) as short lines on stderr, so `bridle run ... > answer.txt` keeps just the answer.
+  const cursor = { atLineStart: true }
+  const write = (text: string) => {
+    if (text === '') return
+    opts.out(text)
+    cursor.atLineStart = text.endsWith('\n')
+  }
+  const note = (text: string) => {
+    if (!cursor.atLineStart) write('\n')
+    opts.err(`${text}\n`)
+  }
+  const stopListening = opts.json
+    ? session.subscribe((event: LogEvent) =>
+        opts.out(`${JSON.stringify({ session: session.id, ...event })}\n`),
+      )
+    : combine(
+        agent.onDelta(({ delta }) => {
+          if (delta.kind === 'text') write(delta.text)
+        }),
+        session.subscribe((event: LogEvent) => {
+          if (event.type === 'tool/call')
+            note(`  -> ${event.data.name} ${JSON.stringify(event.data.args)}`)
+          if (event.type === 'tool/result' && !event.data.ok)
+            note(`  <- ${event.data.error.code}: ${event.data.error.message}`)
+          if (event.type === 'error') note(`  ! ${event.data.code}: ${event.data.message}`)
+          if (event.type === 'step/end' && !cursor.atLineStart) write('\n')
+        }),
+      )
+  let interrupts = 0
+  const onSigint = () => {
+    interrupts++
+    if (interrupts === 1) {
+      opts.err('\nstopping (press Ctrl+C again to quit at once)\n')
+      agent.cancel()
+    } else {
+      process.exit(130)
+    }
+  }
+  process.on('SIGINT', onSigint)
+  try {
+    if (!opts.json) opts.err(`session ${session.id}\n`)
+    agent.send({ requestId: `cli-${Date.now()}-${process.pid}`, text: opts.prompt })
+    const outcomes = await agent.runUntilIdle()
+    if (!opts.json && !cursor.atLineStart) opts.out('\n')
+    const last = outcomes.at(-1)
+    if (!last) throw new Error('no turn ran')
+    return last
+  } finally {
+    process.off('SIGINT', onSigint)
+    stopListening()
+    session.close()
+  }
+}
+
+function combine(...disposers: (() => void)[]): () => void {
+  return () => {
+    for (const dispose of disposers) dispose()
+  }
+}
