@@ -158,4 +158,41 @@ describe('bridle run', () => {
     expect(timeline.stdout).toMatch(/recovery\/repaired\s+crash: 3 synthetic event\(s\)/)
     expect(timeline.stdout).toMatch(/turn\/end\s+interrupted-by-crash/)
   })
+
+  it('Ctrl+C stops the turn cleanly: interrupted message, turn/end cancelled, exit 130', async () => {
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => (release = resolve))
+    server = await startModelServer({
+      script: [{ steps: [{ text: 'Working on it' }, { wait: held }, { text: '!' }] }],
+    })
+    const child = spawn(
+      process.execPath,
+      args('run', '--base-url', server.url, '--model', 'scripted', 'do it'),
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()))
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => resolve(code)),
+    )
+    child.kill('SIGINT')
+    expect(await exited).toBe(130)
+    release()
+    expect(stderr).toContain('stopping')
+    const sessionId = /^session (\S+)$/m.exec(stderr)?.[1] ?? ''
+    const timeline = await runCli([
+      '--import',
+      tsxLoader,
+      cli,
+      'inspect',
+      sessionId,
+      '--home',
+      home,
+    ])
+    expect(timeline.stdout).toMatch(/assistant\/message\s+Working on it \[cancelled, interrupted\]/)
+    expect(timeline.stdout).toMatch(/turn\/end\s+cancelled/)
+  })
 })

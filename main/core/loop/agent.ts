@@ -1,4 +1,4 @@
-import type { Kernel, Waterfall } from '../kernel/index.js'
+import type { Emit, Kernel, Waterfall } from '../kernel/index.js'
 import type {
   AssistantBlock,
   ChunkDelta,
@@ -43,6 +43,15 @@ export type PreStepDecision =
 export type LoopEvents = {
   /** Before each step: may rewrite the claimed input, or reject it (the step does not run). */
   'loop/pre-step': Waterfall<PreStepInput, PreStepDecision>
+  /**
+   * Each request just before it is sent, deep-frozen: observers (usage meters, tracing) may read
+   * it; an attempt to change it throws, because what is sent must be what the log says.
+   */
+  'loop/request': Emit<{
+    readonly session: Session
+    readonly request: ModelRequest
+    readonly startSeq: number
+  }>
 }
 
 export interface AgentLimits {
@@ -331,6 +340,11 @@ export class Agent {
       })
       const request = requestFromLog(session, start.seq)
       await session.flush()
+      this.opts.kernel?.emit(
+        'loop/request',
+        { session, request, startSeq: start.seq },
+        { scope: session.id },
+      )
       const assembler = new MessageAssembler()
       const outcome = await this.stream(request, assembler, turn, step, signal)
       if (signal.aborted) return { kind: 'stopped', assembler }

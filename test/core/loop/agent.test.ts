@@ -272,3 +272,68 @@ describe('the agent loop against the scripted server', () => {
     expect(h.server.requests).toHaveLength(0)
   })
 })
+
+describe('limits, restarts and request observers', () => {
+  it('ends a turn that runs past its wall time with max-time', async () => {
+    h = await startHarness(
+      [{ steps: [{ text: 'thinking…' }, { sleepMs: 5000 }, { text: 'late' }] }],
+      {
+        limits: { maxWallMs: 200 },
+      },
+    )
+    h.agent.send({ requestId: 'r1', text: 'go' })
+    const started = Date.now()
+    const [outcome] = await h.agent.runUntilIdle()
+    expect(outcome?.reason).toBe('max-time')
+    expect(Date.now() - started).toBeLessThan(4000)
+    expect(h.session.slice().find((e) => e.type === 'assistant/message')?.data).toMatchObject({
+      interrupted: true,
+    })
+  })
+
+  it('claims input that was queued before a restart', async () => {
+    h = await startHarness(['answered after the restart'])
+    h.agent.send({ requestId: 'r1', text: 'queued, then the app quit', wake: true })
+    h.session.close()
+    const { Session } = await import('../../../main/core/log/index.js')
+    const { Agent } = await import('../../../main/core/loop/agent.js')
+    const { createOpenAiCompatibleAdapter } =
+      await import('../../../main/core/models/openai-compatible.js')
+    const reopened = Session.open(h.home.open(), h.session.id)
+    expect(reopened.queuedInput().map((q) => q.requestId)).toEqual(['r1'])
+    const agent = new Agent({
+      session: reopened,
+      adapter: createOpenAiCompatibleAdapter({ baseUrl: h.server.url }),
+      model: 'scripted',
+      tools: { specs: () => [], runCalls: () => Promise.resolve() },
+      prompt: () => [{ name: 'identity', text: 'x' }],
+    })
+    const [outcome] = await agent.runUntilIdle()
+    expect(outcome?.reason).toBe('completed')
+    expect(reopened.queuedInput()).toEqual([])
+    reopened.close()
+  })
+
+  it('shows observers the frozen request, which they cannot change', async () => {
+    const faults: { plugin: string; error: unknown }[] = []
+    const kernel = new Kernel<LoopEvents>((fault) => faults.push(fault))
+    const seen: unknown[] = []
+    await kernel.load({
+      name: 'meddler',
+      setup: (ctx) =>
+        void ctx.on('loop/request', ({ request }) => {
+          seen.push(request.messages.length)
+          ;(request.messages as unknown[]).push({ role: 'user', content: 'injected' })
+        }),
+    })
+    h = await startHarness(['fine'], { kernel })
+    h.agent.send({ requestId: 'r1', text: 'hello' })
+    await h.agent.runUntilIdle()
+    expect(seen).toEqual([2])
+    const sent = h.server.requests[0]?.body as { messages: { content: string }[] }
+    expect(sent.messages.map((m) => m.content)).not.toContain('injected')
+    expect(faults).toEqual([
+      expect.objectContaining({ plugin: 'meddler', error: expect.any(TypeError) }),
+    ])
+  })
+})
