@@ -32,6 +32,8 @@ Commands:
       --model NAME          The model (default: defaultModel in config.json).
       --api-key-env VAR     Read the API key from this environment variable.
       --max-steps N         Stop the turn after N model requests.
+      --approval MODE       ask (default), auto-edit or full-auto: what may run without asking.
+                            (run offers read-only tools for now; they never need approval.)
       --json                Print every event as JSON Lines instead of the answer.
   discover                  Look for local model servers (Ollama, LM Studio, llama.cpp, vLLM)
                             on their usual ports and list their models.
@@ -113,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
       'api-key-env': { type: 'string' },
       'max-steps': { type: 'string' },
       json: { type: 'boolean' },
+      approval: { type: 'string' },
       at: { type: 'string' },
     },
   })
@@ -185,6 +188,10 @@ async function main(argv: string[]): Promise<number> {
       if (prompt.trim() === '')
         throw new UsageError('run needs a prompt, e.g. bridle run "explain this repo"')
       const config = loadConfig(ensureHome(home))
+      const approval = values.approval ?? config.approval
+      if (!['ask', 'auto-edit', 'full-auto'].includes(approval)) {
+        throw new UsageError(`--approval must be ask, auto-edit or full-auto, not "${approval}"`)
+      }
       const outcome = await withStoreAsync(databasePath(home), (store) =>
         runPrompt({
           store,
