@@ -207,12 +207,15 @@ export const eventData = {
       ok: z.literal(true),
       output: z.string(),
       outputRef: z.string().optional(),
+      /** Facts for the UI, not the model: exit code, duration, paths. */
+      metadata: z.record(z.string(), Json).optional(),
     }),
     z.object({
       callId: CallId,
       ok: z.literal(false),
       error: ToolError,
       outputRef: z.string().optional(),
+      metadata: z.record(z.string(), Json).optional(),
     }),
   ]),
   'compaction/checkpoint': z.object({

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { Agent } from '../../../main/core/loop/agent.js'
 import type { AgentOptions } from '../../../main/core/loop/agent.js'
 import { createSimpleToolRunner, defineTool } from '../../../main/core/loop/tools.js'
+import type { ToolRunner } from '../../../main/core/loop/tools.js'
 import { Session } from '../../../main/core/log/index.js'
 import { createOpenAiCompatibleAdapter } from '../../../main/core/models/openai-compatible.js'
 import { startModelServer } from '../../fixtures/model-server/server.js'
@@ -56,8 +57,12 @@ export interface LoopHarness {
 
 export async function startHarness(
   script: Script,
-  overrides: Partial<AgentOptions> = {},
+  overrides: Partial<AgentOptions> & {
+    /** Builds the tool runner once the project and data folders exist. */
+    makeTools?: (dirs: { projectDir: string; homeDir: string }) => ToolRunner
+  } = {},
 ): Promise<LoopHarness> {
+  const { makeTools, ...agentOverrides } = overrides
   const home = tempHome()
   const projectDir = join(home.dir, 'project')
   mkdirSync(projectDir)
@@ -69,13 +74,13 @@ export async function startHarness(
     session,
     adapter: createOpenAiCompatibleAdapter({ baseUrl: server.url, idleTimeoutMs: 2000 }),
     model: 'scripted',
-    tools: projectTools(projectDir),
+    tools: makeTools ? makeTools({ projectDir, homeDir: home.dir }) : projectTools(projectDir),
     prompt: () => [
       { name: 'identity', text: 'You are a test agent.' },
       { name: 'environment', text: `Project: ${projectDir}` },
     ],
     retry: { retries: 2, baseMs: 1, maxMs: 5, jitter: 0 },
-    ...overrides,
+    ...agentOverrides,
   })
   return {
     home,

@@ -1,0 +1,301 @@
+import { z } from 'zod'
+import type { Kernel, Waterfall } from '../kernel/index.js'
+import type { EventDataInput, JsonValue, ToolCallBlock } from '../log/events.js'
+import type { Session } from '../log/session.js'
+import { isAborted } from '../loop/agent.js'
+import type { ToolRunContext, ToolRunner } from '../loop/tools.js'
+import type { ToolSpec } from '../models/types.js'
+import type { ApprovalPolicy } from './approvals.js'
+import { checkGuards, destructiveCommandGuard } from './guards.js'
+import type { Guard } from './guards.js'
+import type { ToolRegistry } from './registry.js'
+import type { OutputSpill } from './spill.js'
+import { ToolError } from './types.js'
+import type { Tool, ToolOutput } from './types.js'
+
+export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
+
+/** What middleware sees at dispatch: it may wrap the signal (a timeout); the user's is fused back. */
+export interface DispatchInput {
+  readonly tool: Tool
+  readonly args: unknown
+  readonly callId: string
+  readonly signal: AbortSignal
+}
+
+export type ToolEvents = {
+  /** Around every tool body: middleware may change the signal or the outcome, or short-circuit. */
+  'tool/dispatch': Waterfall<DispatchInput, ToolOutput>
+  /** After a body settles: may rewrite the output (redaction, annotations). */
+  'tool/post': Waterfall<
+    { readonly tool: Tool; readonly callId: string; readonly output: ToolOutput },
+    ToolOutput
+  >
+}
+
+/** Hooks the workspace uses to snapshot what the tools change (for the turn's diff). */
+export interface WorkspaceHooks {
+  beforeWrite(absolutePath: string): void
+  beginCommand(): void
+  endCommand(): void
+}
+
+export interface PipelineOptions {
+  readonly registry: ToolRegistry
+  /** The session or agent whose view of the registry applies. */
+  readonly scope?: string
+  readonly approvals: ApprovalPolicy
+  readonly guards?: readonly Guard[]
+  readonly spill: OutputSpill
+  readonly projectDir: string
+  readonly maxParallel?: number
+  readonly kernel?: Kernel<ToolEvents>
+  readonly workspace?: WorkspaceHooks
+}
+
+type Result = EventDataInput<'tool/result'>
+
+interface Prepared {
+  readonly call: ToolCallBlock
+  readonly tool?: Tool
+  readonly args?: unknown
+  /** A result decided before dispatch (unknown tool, bad arguments, denied). */
+  failure?: Result
+}
+
+const failure = (callId: string, code: string, message: string): Result => ({
+  callId,
+  ok: false,
+  error: { code, message },
+})
+
+/**
+ * The only place where the model causes side effects (DESIGN.md 5). Per call: resolve -> parse and
+ * validate -> approval -> guards -> dispatch (after `tool/call` is durable) -> post-process (cap,
+ * spill) -> result. Calls that are all concurrency-safe run together (at most `maxParallel`); an
+ * exclusive call is a barrier. Results are appended in the model's order, whatever finishes first.
+ */
+export function createToolPipeline(opts: PipelineOptions): ToolRunner {
+  const maxParallel = opts.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS
+  const guards = [
+    destructiveCommandGuard((tool, key) => opts.approvals.isExplicitlyAllowed(tool, key)),
+    ...(opts.guards ?? []),
+  ]
+  const visible = () => new Map(opts.registry.view(opts.scope).map((tool) => [tool.name, tool]))
+
+  const prepare = (call: ToolCallBlock, tools: Map<string, Tool>): Prepared => {
+    const tool = tools.get(call.name)
+    if (!tool) {
+      return {
+        call,
+        failure: failure(
+          call.callId,
+          'UNKNOWN_TOOL',
+          `There is no tool "${call.name}". Available tools: ${[...tools.keys()].join(', ') || '(none)'}.`,
+        ),
+      }
+    }
+    let raw: unknown
+    try {
+      raw = call.args.trim() === '' ? {} : JSON.parse(call.args)
+    } catch (error) {
+      return {
+        call,
+        tool,
+        failure: failure(
+          call.callId,
+          'INVALID_ARGUMENTS',
+          `The arguments of ${call.name} are not valid JSON (${error instanceof Error ? error.message : String(error)}). Send one JSON object that matches its schema.`,
+        ),
+      }
+    }
+    const parsed = tool.schema.safeParse(raw)
+    if (!parsed.success) {
+      return {
+        call,
+        tool,
+        failure: failure(
+          call.callId,
+          'INVALID_ARGUMENTS',
+          `The arguments of ${call.name} do not match its schema: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
+        ),
+      }
+    }
+    return { call, tool, args: parsed.data }
+  }
+
+  const isSafe = (p: Prepared): boolean => {
+    if (p.failure || !p.tool) return true
+    try {
+      return p.tool.isConcurrencySafe?.(p.args) === true
+    } catch {
+      return false
+    }
+  }
+
+  /** Approval and guards, in the model's order; a decided call gets its failure set. */
+  const admit = async (p: Prepared, signal: AbortSignal): Promise<void> => {
+    if (p.failure || !p.tool) return
+    if (isAborted(signal)) {
+      p.failure = failure(
+        p.call.callId,
+        'ABORTED_BEFORE_DISPATCH',
+        'The user stopped the turn before this call started; it did not run.',
+      )
+      return
+    }
+    const approval = await opts.approvals.decide(p.tool, p.args, p.call.callId, signal)
+    if (!approval.allowed) {
+      p.failure = failure(p.call.callId, approval.code, approval.message)
+      return
+    }
+    const denial = checkGuards(guards, { tool: p.tool, args: p.args, projectDir: opts.projectDir })
+    if (denial !== undefined) p.failure = failure(p.call.callId, 'GUARD_DENIED', denial)
+  }
+
+  const dispatch = async (p: Prepared, session: Session, signal: AbortSignal): Promise<Result> => {
+    const tool = p.tool
+    if (p.failure || !tool) return p.failure ?? failure(p.call.callId, 'UNKNOWN_TOOL', 'unresolved')
+    if (isAborted(signal)) {
+      return failure(
+        p.call.callId,
+        'ABORTED_BEFORE_DISPATCH',
+        'The user stopped the turn before this call started; it did not run.',
+      )
+    }
+    session.append('tool/call', {
+      callId: p.call.callId,
+      name: tool.name,
+      args: p.args as JsonValue,
+    })
+    // Intent before effect: the body starts only once its call is on disk.
+    await session.flush()
+    const startedAt = Date.now()
+    const isCommand = tool.kind === 'execute'
+    if (isCommand) opts.workspace?.beginCommand()
+    let output: ToolOutput
+    try {
+      const body = (input: DispatchInput) =>
+        tool.run(input.args, {
+          projectDir: opts.projectDir,
+          // Middleware may have swapped the signal; the user's cancel must still reach the tool.
+          signal: input.signal === signal ? signal : AbortSignal.any([signal, input.signal]),
+          beforeWrite: (path) => opts.workspace?.beforeWrite(path),
+        })
+      const input: DispatchInput = { tool, args: p.args, callId: p.call.callId, signal }
+      output = opts.kernel
+        ? await opts.kernel.waterfall('tool/dispatch', input, body, { scope: session.id })
+        : await body(input)
+      if (opts.kernel) {
+        output = await opts.kernel.waterfall(
+          'tool/post',
+          { tool, callId: p.call.callId, output },
+          (i) => i.output,
+          { scope: session.id },
+        )
+      }
+    } catch (error) {
+      if (isAborted(signal))
+        return failure(
+          p.call.callId,
+          'ABORTED',
+          `The user stopped ${tool.name} while it ran; it was interrupted. Check its effects before running it again.`,
+        )
+      const code = error instanceof ToolError ? error.code : 'TOOL_FAILED'
+      return failure(p.call.callId, code, error instanceof Error ? error.message : String(error))
+    } finally {
+      if (isCommand) opts.workspace?.endCommand()
+    }
+    if (isAborted(signal)) {
+      return failure(
+        p.call.callId,
+        'ABORTED',
+        `The user stopped the turn while ${tool.name} ran; it finished, but its output was not used. Check its effects.`,
+      )
+    }
+    const capped = opts.spill.cap(session.id, p.call.callId, output.output)
+    return {
+      callId: p.call.callId,
+      ok: true,
+      output: capped.output,
+      ...(capped.outputRef ? { outputRef: capped.outputRef } : {}),
+      metadata: { ...output.metadata, durationMs: Date.now() - startedAt },
+    }
+  }
+
+  return {
+    specs(): ToolSpec[] {
+      return opts.registry.view(opts.scope).map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: z.toJSONSchema(tool.schema, { io: 'input' }),
+      }))
+    },
+    async runCalls(calls, { session, signal }: ToolRunContext) {
+      const tools = visible()
+      const prepared = calls.map((call) => prepare(call, tools))
+      // Batches: a run of safe calls goes together; an exclusive call goes alone.
+      const batches: Prepared[][] = []
+      for (const p of prepared) {
+        const last = batches.at(-1)
+        if (last && isSafe(p) && last.every(isSafe)) last.push(p)
+        else batches.push([p])
+      }
+      for (const batch of batches) {
+        for (const p of batch) await admit(p, signal)
+        // Each result is logged as soon as every call before it has its own, so the log keeps the
+        // model's order and a crash loses as few finished results as possible.
+        const ready: (Result | undefined)[] = new Array<Result | undefined>(batch.length)
+        let committed = 0
+        await runLimited(batch, maxParallel, async (p, index) => {
+          ready[index] = await dispatch(p, session, signal)
+          for (
+            let r = ready[committed];
+            r !== undefined && committed < batch.length;
+            r = ready[committed]
+          ) {
+            session.append('tool/result', r)
+            committed++
+          }
+        })
+      }
+    },
+  }
+}
+
+/** Runs `work` over `items`, starting them in order, with at most `limit` in flight. */
+async function runLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++
+      await work(items[index] as T, index)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
+}
+
+/** `read_output`: reads more of a tool output that was cut for the model. */
+export function readOutputTool(spill: OutputSpill): Tool {
+  const schema = z.object({
+    ref: z.string().min(1).describe('The reference named in the cut output'),
+    offset: z.number().int().min(0).default(0).describe('Byte offset to start at'),
+    length: z.number().int().min(1).max(200_000).default(50_000).describe('How many bytes'),
+  })
+  return {
+    name: 'read_output',
+    description:
+      'Read more of a tool output that was cut because it was long. Use the reference and offset given in the cut output.',
+    schema,
+    kind: 'read',
+    isConcurrencySafe: () => true,
+    run: (args) => {
+      const { ref, offset, length } = schema.parse(args)
+      return Promise.resolve({ output: spill.read(ref, offset, length) })
+    },
+  }
+}
