@@ -77,6 +77,11 @@ export interface AgentOptions {
   readonly retry?: RetryPolicy
   readonly kernel?: Kernel<LoopEvents>
   readonly random?: () => number
+  /** Called as a turn starts and just before it ends (inside it), e.g. to log `workspace/diff`. */
+  readonly turnHooks?: {
+    start?(turn: number): void
+    end?(turn: number, session: Session): void
+  }
 }
 
 export interface TurnOutcome {
