@@ -117,7 +117,9 @@ async function harness(
 }
 
 const results = () =>
-  H().session.slice().flatMap((e) => (e.type === 'tool/result' ? [{ seq: e.seq, ...e.data }] : []))
+  H()
+    .session.slice()
+    .flatMap((e) => (e.type === 'tool/result' ? [{ seq: e.seq, ...e.data }] : []))
 
 const codes = () => results().map((r) => (r.ok ? 'ok' : r.error.code))
 
@@ -134,7 +136,11 @@ describe('the tool pipeline', () => {
     expect(unknown?.ok === false && unknown.error.message).toContain('Available tools: peek, poke')
     expect(badJson?.ok === false && badJson.error.message).toContain('not valid JSON')
     expect(badSchema?.ok === false && badSchema.error.message).toContain('ms')
-    expect(H().session.slice().filter((e) => e.type === 'tool/call')).toHaveLength(0)
+    expect(
+      H()
+        .session.slice()
+        .filter((e) => e.type === 'tool/call'),
+    ).toHaveLength(0)
   })
 
   it('keeps approval outcomes distinct: no channel, denied with a reason, a policy rule', async () => {
