@@ -12,6 +12,7 @@ import {
 } from '../core/host/index.js'
 import { forkSession } from '../core/log/index.js'
 import { discoverEndpoints } from '../core/models/discovery.js'
+import { isApprovalMode } from '../core/tools/approvals.js'
 import { exportLines, importSession } from '../core/log/export.js'
 import { databasePath, openStore } from '../core/store/index.js'
 import type { Store } from '../core/store/index.js'
@@ -189,7 +190,7 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError('run needs a prompt, e.g. bridle run "explain this repo"')
       const config = loadConfig(ensureHome(home))
       const approval = values.approval ?? config.approval
-      if (!['ask', 'auto-edit', 'full-auto'].includes(approval)) {
+      if (!isApprovalMode(approval)) {
         throw new UsageError(`--approval must be ask, auto-edit or full-auto, not "${approval}"`)
       }
       const outcome = await withStoreAsync(databasePath(home), (store) =>
@@ -199,6 +200,8 @@ async function main(argv: string[]): Promise<number> {
           prompt,
           projectDir: values.project ?? process.cwd(),
           json: values.json ?? false,
+          dataDir: home,
+          approval,
           env: process.env,
           out: (text) => process.stdout.write(text),
           err: (text) => process.stderr.write(text),

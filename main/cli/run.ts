@@ -1,13 +1,18 @@
 import { realpathSync } from 'node:fs'
+import { join } from 'node:path'
 import { Agent } from '../core/loop/agent.js'
 import type { TurnOutcome } from '../core/loop/agent.js'
-import { createSimpleToolRunner } from '../core/loop/tools.js'
 import { Session } from '../core/log/index.js'
 import type { LogEvent } from '../core/log/index.js'
 import { createOpenAiCompatibleAdapter } from '../core/models/openai-compatible.js'
 import { defaultPrompt } from '../core/prompt/default.js'
 import type { Store } from '../core/store/index.js'
+import { ApprovalPolicy } from '../core/tools/approvals.js'
+import type { ApprovalMode } from '../core/tools/approvals.js'
+import { createToolPipeline, readOutputTool } from '../core/tools/pipeline.js'
 import { readOnlyTools } from '../core/tools/readonly.js'
+import { ToolRegistry } from '../core/tools/registry.js'
+import { OutputSpill } from '../core/tools/spill.js'
 import type { Config } from '../core/host/config.js'
 
 export interface RunOptions {
@@ -21,6 +26,9 @@ export interface RunOptions {
   readonly apiKeyEnv?: string
   readonly maxSteps?: number
   readonly json: boolean
+  /** The data folder, for spilled tool output. */
+  readonly dataDir: string
+  readonly approval: ApprovalMode
   readonly env: NodeJS.ProcessEnv
   readonly out: (text: string) => void
   readonly err: (text: string) => void
@@ -60,7 +68,17 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const created = session.event(0)
   const projectDir =
     created?.type === 'session/created' ? created.data.projectDir : realpathSync(opts.projectDir)
-  const tools = createSimpleToolRunner(readOnlyTools(projectDir))
+  // No approval channel on a terminal run yet: `ask` lets reads through and refuses the rest with
+  // NO_APPROVAL_CHANNEL, which the read-only tools never meet.
+  const registry = new ToolRegistry()
+  const spill = new OutputSpill(join(opts.dataDir, 'outputs'))
+  for (const tool of [...readOnlyTools(), readOutputTool(spill)]) registry.register(tool)
+  const tools = createToolPipeline({
+    registry,
+    approvals: new ApprovalPolicy(opts.approval),
+    spill,
+    projectDir,
+  })
   const agent = new Agent({
     session,
     adapter: createOpenAiCompatibleAdapter({

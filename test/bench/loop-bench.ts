@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { Agent } from '../../main/core/loop/agent.js'
-import { createSimpleToolRunner, defineTool } from '../../main/core/loop/tools.js'
+import { defineTool } from '../../main/core/tools/types.js'
+import { fullAutoTools } from '../fixtures/pipeline.js'
 import { Session } from '../../main/core/log/index.js'
 import type { ModelAdapter, StreamPart } from '../../main/core/models/types.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
@@ -38,12 +39,13 @@ export async function benchLoop(): Promise<Figure[]> {
     const echo = defineTool({
       name: 'echo',
       description: 'echo',
+      kind: 'read',
       schema: z.object({ n: z.number() }),
       run: ({ n }) => {
         const now = performance.now()
         stepTimes.push(now - last)
         last = now
-        return Promise.resolve(String(n))
+        return Promise.resolve({ output: String(n) })
       },
     })
     const session = Session.create(store, { projectDir: dir })
@@ -62,7 +64,7 @@ export async function benchLoop(): Promise<Figure[]> {
             ],
       ),
       model: 'instant',
-      tools: createSimpleToolRunner([echo]),
+      tools: fullAutoTools([echo], { projectDir: dir, homeDir: dir }),
       prompt: () => [{ name: 'identity', text: 'bench' }],
       limits: { maxSteps: steps + 1 },
     })
@@ -95,7 +97,7 @@ export async function benchLoop(): Promise<Figure[]> {
         { type: 'finish', reason: 'stop' },
       ]),
       model: 'instant',
-      tools: createSimpleToolRunner([]),
+      tools: fullAutoTools([], { projectDir: dir, homeDir: dir }),
       prompt: () => [{ name: 'identity', text: 'bench' }],
     })
     streamer.send({ requestId: 'r1', text: 'stream' })

@@ -1,6 +1,9 @@
 import type { Tool } from './types.js'
 
-export type ApprovalMode = 'ask' | 'auto-edit' | 'full-auto'
+export const APPROVAL_MODES = ['ask', 'auto-edit', 'full-auto'] as const
+export type ApprovalMode = (typeof APPROVAL_MODES)[number]
+export const isApprovalMode = (text: string): text is ApprovalMode =>
+  (APPROVAL_MODES as readonly string[]).includes(text)
 
 /** A remembered rule: "always allow `npm test`", or "never run `git push`". */
 export interface ApprovalRule {

@@ -1,9 +1,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { relative } from 'node:path'
 import { z } from 'zod'
-import { defineTool } from '../loop/tools.js'
-import type { SimpleTool } from '../loop/tools.js'
 import { resolveInsideProject } from '../workspace/paths.js'
+import { defineTool } from './types.js'
+import type { Tool } from './types.js'
 
 /** The model sees at most this much of a file per read; it can page with offset/limit. */
 const MAX_READ_BYTES = 50 * 1024
@@ -12,7 +12,7 @@ const MAX_READ_BYTES = 50 * 1024
  * The read-only tools `bridle run` offers until the guarded tool runtime lands: they cannot change
  * anything, so they need no approval. Paths stay inside the project folder.
  */
-export function readOnlyTools(projectDir: string): SimpleTool[] {
+export function readOnlyTools(): Tool[] {
   return [
     defineTool({
       name: 'read',
@@ -23,7 +23,9 @@ export function readOnlyTools(projectDir: string): SimpleTool[] {
         offset: z.number().int().min(1).optional().describe('First line to read (1-based)'),
         limit: z.number().int().min(1).max(5000).optional().describe('How many lines to read'),
       }),
-      async run({ path, offset = 1, limit = 2000 }) {
+      kind: 'read',
+      isConcurrencySafe: () => true,
+      async run({ path, offset = 1, limit = 2000 }, { projectDir }) {
         const file = resolveInsideProject(projectDir, path)
         const info = await stat(file)
         if (!info.isFile()) throw new Error(`${path} is not a file`)
@@ -33,7 +35,7 @@ export function readOnlyTools(projectDir: string): SimpleTool[] {
         if (Buffer.byteLength(out) > MAX_READ_BYTES) {
           out = `${out.slice(0, MAX_READ_BYTES)}\n[… cut at ${MAX_READ_BYTES} bytes; read again with a later offset]`
         }
-        return out
+        return { output: out }
       },
     }),
     defineTool({
@@ -42,16 +44,19 @@ export function readOnlyTools(projectDir: string): SimpleTool[] {
       schema: z.object({
         path: z.string().default('.').describe('Folder relative to the project folder'),
       }),
-      async run({ path }) {
+      kind: 'read',
+      isConcurrencySafe: () => true,
+      async run({ path }, { projectDir }) {
         const dir = resolveInsideProject(projectDir, path)
         const entries = await readdir(dir, { withFileTypes: true })
         const names = entries
           .filter((entry) => entry.name !== '.git')
           .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
           .sort()
-        return names.length > 0
-          ? names.join('\n')
-          : `(${relative(projectDir, dir) || '.'} is empty)`
+        return {
+          output:
+            names.length > 0 ? names.join('\n') : `(${relative(projectDir, dir) || '.'} is empty)`,
+        }
       },
     }),
   ]

@@ -3,9 +3,10 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { Agent } from '../../../main/core/loop/agent.js'
 import type { AgentOptions } from '../../../main/core/loop/agent.js'
-import { createSimpleToolRunner, defineTool } from '../../../main/core/loop/tools.js'
 import type { ToolRunner } from '../../../main/core/loop/tools.js'
 import { Session } from '../../../main/core/log/index.js'
+import { defineTool } from '../../../main/core/tools/types.js'
+import { fullAutoTools } from '../../fixtures/pipeline.js'
 import { createOpenAiCompatibleAdapter } from '../../../main/core/models/openai-compatible.js'
 import { startModelServer } from '../../fixtures/model-server/server.js'
 import type { ModelServer } from '../../fixtures/model-server/server.js'
@@ -14,36 +15,42 @@ import { tempHome } from '../log/helpers.js'
 import type { TempHome } from '../log/helpers.js'
 
 /** Three small tools on a real folder: read a file, replace text in it, "run the tests". */
-export function projectTools(projectDir: string) {
-  return createSimpleToolRunner([
+export function projectTools(projectDir: string, homeDir: string): ToolRunner {
+  const tools = [
     defineTool({
       name: 'read',
       description: 'Read a file',
+      kind: 'read',
       schema: z.object({ path: z.string() }),
-      run: ({ path }) => Promise.resolve(readFileSync(join(projectDir, path), 'utf8')),
+      run: ({ path }) => Promise.resolve({ output: readFileSync(join(projectDir, path), 'utf8') }),
     }),
     defineTool({
       name: 'edit',
       description: 'Replace text in a file',
+      kind: 'edit',
       schema: z.object({ path: z.string(), old: z.string(), new: z.string() }),
       run: ({ path, old, new: replacement }) => {
         const file = join(projectDir, path)
         const text = readFileSync(file, 'utf8')
         if (!text.includes(old)) throw new Error(`"${old}" is not in ${path}`)
         writeFileSync(file, text.replace(old, replacement))
-        return Promise.resolve(`edited ${path}`)
+        return Promise.resolve({ output: `edited ${path}` })
       },
     }),
     defineTool({
       name: 'test',
       description: 'Run the tests',
+      kind: 'execute',
       schema: z.object({}),
       run: () =>
-        Promise.resolve(
-          readFileSync(join(projectDir, 'a.txt'), 'utf8').includes('bug') ? '1 failed' : '1 passed',
-        ),
+        Promise.resolve({
+          output: readFileSync(join(projectDir, 'a.txt'), 'utf8').includes('bug')
+            ? '1 failed'
+            : '1 passed',
+        }),
     }),
-  ])
+  ]
+  return fullAutoTools(tools, { projectDir, homeDir })
 }
 
 export interface LoopHarness {
@@ -74,7 +81,9 @@ export async function startHarness(
     session,
     adapter: createOpenAiCompatibleAdapter({ baseUrl: server.url, idleTimeoutMs: 2000 }),
     model: 'scripted',
-    tools: makeTools ? makeTools({ projectDir, homeDir: home.dir }) : projectTools(projectDir),
+    tools: makeTools
+      ? makeTools({ projectDir, homeDir: home.dir })
+      : projectTools(projectDir, home.dir),
     prompt: () => [
       { name: 'identity', text: 'You are a test agent.' },
       { name: 'environment', text: `Project: ${projectDir}` },
