@@ -13,6 +13,8 @@ import { createToolPipeline, readOutputTool } from '../core/tools/pipeline.js'
 import { readOnlyTools } from '../core/tools/readonly.js'
 import { ToolRegistry } from '../core/tools/registry.js'
 import { OutputSpill } from '../core/tools/spill.js'
+import { SnapshotStore } from '../core/workspace/snapshot.js'
+import { TurnWorkspace } from '../core/workspace/turn-workspace.js'
 import type { Config } from '../core/host/config.js'
 
 export interface RunOptions {
@@ -73,11 +75,17 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const registry = new ToolRegistry()
   const spill = new OutputSpill(join(opts.dataDir, 'outputs'))
   for (const tool of [...readOnlyTools(), readOutputTool(spill)]) registry.register(tool)
+  // The turn's changes to the project are logged as workspace/diff at turn end.
+  const workspace = new TurnWorkspace(
+    projectDir,
+    new SnapshotStore(join(opts.dataDir, 'snapshots')),
+  )
   const tools = createToolPipeline({
     registry,
     approvals: new ApprovalPolicy(opts.approval),
     spill,
     projectDir,
+    workspace,
   })
   const agent = new Agent({
     session,
@@ -90,6 +98,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     }),
     model,
     tools,
+    turnHooks: workspace.turnHooks,
     prompt: () =>
       defaultPrompt({
         projectDir,

@@ -185,10 +185,21 @@ export class Agent {
     this.stopReason = undefined
     const deadline = setTimeout(() => this.stop('max-time'), this.limits.maxWallMs)
     const turn = session.append('turn/start', {}).turn
+    this.opts.turnHooks?.start?.(turn)
     const end = async (
       reason: TurnEndReason,
       error?: { code: string; message: string },
     ): Promise<TurnOutcome> => {
+      try {
+        this.opts.turnHooks?.end?.(turn, session)
+      } catch (hookError) {
+        // The turn must still end; what the hook could not record is reported, not lost silently.
+        session.append('error', {
+          scope: 'turn',
+          code: 'TURN_HOOK_FAILED',
+          message: hookError instanceof Error ? hookError.message : String(hookError),
+        })
+      }
       if (error) session.append('error', { scope: 'turn', ...error })
       session.append('turn/end', { reason })
       await session.flush()

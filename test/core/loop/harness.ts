@@ -65,8 +65,10 @@ export interface LoopHarness {
 export async function startHarness(
   script: Script,
   overrides: Partial<AgentOptions> & {
-    /** Builds the tool runner once the project and data folders exist. */
-    makeTools?: (dirs: { projectDir: string; homeDir: string }) => ToolRunner
+    /** Builds the tool runner (and, optionally, turn hooks) once the project and data folders exist. */
+    makeTools?: (dirs: { projectDir: string; homeDir: string }) => ToolRunner & {
+      turnHooks?: AgentOptions['turnHooks']
+    }
   } = {},
 ): Promise<LoopHarness> {
   const { makeTools, ...agentOverrides } = overrides
@@ -77,13 +79,13 @@ export async function startHarness(
   const server = await startModelServer({ script })
   const store = home.open()
   const session = Session.create(store, { projectDir })
+  const built = makeTools?.({ projectDir, homeDir: home.dir })
   const agent = new Agent({
     session,
     adapter: createOpenAiCompatibleAdapter({ baseUrl: server.url, idleTimeoutMs: 2000 }),
     model: 'scripted',
-    tools: makeTools
-      ? makeTools({ projectDir, homeDir: home.dir })
-      : projectTools(projectDir, home.dir),
+    tools: built ?? projectTools(projectDir, home.dir),
+    ...(built?.turnHooks ? { turnHooks: built.turnHooks } : {}),
     prompt: () => [
       { name: 'identity', text: 'You are a test agent.' },
       { name: 'environment', text: `Project: ${projectDir}` },

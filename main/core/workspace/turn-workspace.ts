@@ -1,0 +1,43 @@
+import type { Session } from '../log/session.js'
+import type { WorkspaceHooks } from '../tools/pipeline.js'
+import type { SnapshotStore } from './snapshot.js'
+import { TurnChanges } from './turn-changes.js'
+
+/**
+ * Joins the tool pipeline's workspace hooks to the loop's turns: a fresh `TurnChanges` at each
+ * turn start, fed by the tools' `beforeWrite` and by commands, and at turn end one
+ * `workspace/diff` event listing what the turn changed (nothing when it changed nothing).
+ */
+export class TurnWorkspace implements WorkspaceHooks {
+  private changes: TurnChanges | undefined
+
+  constructor(
+    private readonly projectDir: string,
+    private readonly snapshots: SnapshotStore,
+  ) {}
+
+  /** For `AgentOptions.turnHooks`. */
+  readonly turnHooks = {
+    start: (): void => {
+      this.changes = new TurnChanges({ projectDir: this.projectDir, snapshots: this.snapshots })
+    },
+    end: (_turn: number, session: Session): void => {
+      const changes = this.changes
+      this.changes = undefined
+      const files = changes?.finish() ?? []
+      if (files.length > 0) session.append('workspace/diff', { files })
+    },
+  }
+
+  beforeWrite(absolutePath: string): void {
+    this.changes?.beforeWrite(absolutePath)
+  }
+
+  beginCommand(): void {
+    this.changes?.beginCommand()
+  }
+
+  endCommand(): void {
+    this.changes?.endCommand()
+  }
+}
