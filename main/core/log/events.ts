@@ -218,6 +218,20 @@ export const eventData = {
       metadata: z.record(z.string(), Json).optional(),
     }),
   ]),
+  /** Someone is asked whether a call may run: exactly what they were shown (audit). */
+  'approval/requested': z.object({
+    callId: CallId,
+    tool: z.string().min(1),
+    description: z.string(),
+    approvalKey: z.string().optional(),
+  }),
+  /** The answer; durable before the call is acted on (RELIABILITY 3.5.5). */
+  'approval/decided': z.object({
+    callId: CallId,
+    decision: z.enum(['allow', 'deny', 'cancelled']),
+    remember: z.boolean().optional(),
+    reason: z.string().optional(),
+  }),
   'compaction/checkpoint': z.object({
     fromSeq: z.number().int().nonnegative(),
     toSeq: z.number().int().nonnegative(),

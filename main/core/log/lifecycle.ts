@@ -42,6 +42,8 @@ const STEP_SCOPED = new Set<EventType>([
   'assistant/message',
   'tool/call',
   'tool/result',
+  'approval/requested',
+  'approval/decided',
   'deliverable/present',
 ])
 
@@ -167,6 +169,16 @@ export class Lifecycle {
         if (!call) throw pairing(`tool/result ${callId} has no call in this step`)
         if (call.status === 'done')
           throw pairing(`tool/result ${callId} is a second result for one call`)
+        break
+      }
+      case 'approval/requested':
+      case 'approval/decided': {
+        const { callId } = data as { callId: string }
+        const call = s.calls.get(callId)
+        if (call?.status !== 'proposed')
+          throw pairing(
+            `${type} ${callId} is not a proposed call of this step that has not started`,
+          )
         break
       }
       case 'session/created':

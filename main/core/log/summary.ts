@@ -42,6 +42,10 @@ export function summarizeEvent(event: LogEvent): string {
       return event.data.ok
         ? `${event.data.callId} ok: ${clip(event.data.output, 60)}`
         : `${event.data.callId} ${event.data.error.code}: ${clip(event.data.error.message, 50)}`
+    case 'approval/requested':
+      return `${event.data.callId} ${event.data.tool}: ${clip(event.data.description, 60)}`
+    case 'approval/decided':
+      return `${event.data.callId} ${event.data.decision}${event.data.remember ? ' (remembered)' : ''}${event.data.reason ? `: ${clip(event.data.reason, 50)}` : ''}`
     case 'compaction/checkpoint':
       return `replaces ${event.data.fromSeq}..${event.data.toSeq}, ${event.data.tokensBefore} -> ${event.data.tokensAfter} tokens`
     case 'compaction/undone':

@@ -39,9 +39,23 @@ export type ApprovalOutcome =
   | { readonly allowed: true; readonly how: 'policy' | 'rule' | 'user' }
   | {
       readonly allowed: false
-      readonly code: 'APPROVAL_DENIED' | 'NO_APPROVAL_CHANNEL' | 'POLICY_DENIED'
+      readonly code:
+        'APPROVAL_DENIED' | 'NO_APPROVAL_CHANNEL' | 'POLICY_DENIED' | 'ABORTED_BEFORE_DISPATCH'
       readonly message: string
     }
+
+/** What was asked and what was answered, logged before the answer is acted on. */
+export interface ApprovalAudit {
+  asked(request: ApprovalRequest): Promise<void>
+  decided(
+    request: ApprovalRequest,
+    answer: {
+      readonly decision: 'allow' | 'deny' | 'cancelled'
+      readonly remember?: boolean
+      readonly reason?: string
+    },
+  ): Promise<void>
+}
 
 /**
  * Decides whether a call may run: deny rules first (POLICY_DENIED), then allow rules, then the
@@ -61,9 +75,14 @@ export class ApprovalPolicy {
     this.rules = [...rules]
   }
 
-  /** Whether an explicit allow rule covers this call (guards let such calls through). */
+  /**
+   * Whether an allow rule names this very call by its key (guards let such calls through). A
+   * blanket rule for the whole tool is not enough to unlock a destructive command.
+   */
   isExplicitlyAllowed(tool: string, key: string | undefined): boolean {
-    return this.matching(tool, key).some((rule) => rule.effect === 'allow')
+    return this.matching(tool, key).some(
+      (rule) => rule.effect === 'allow' && rule.prefix !== undefined,
+    )
   }
 
   async decide(
@@ -71,6 +90,7 @@ export class ApprovalPolicy {
     args: unknown,
     callId: string,
     signal: AbortSignal,
+    audit?: ApprovalAudit,
   ): Promise<ApprovalOutcome> {
     const key = tool.approvalKey?.(args)
     const rules = this.matching(tool.name, key)
@@ -92,19 +112,53 @@ export class ApprovalPolicy {
         message: `${tool.name} needs the user's approval, and nobody can be asked in this session (approval mode "${this.mode}" without a user). It did not run.`,
       }
     }
-    const description = tool.describe?.(args) ?? `${tool.name} ${JSON.stringify(args)}`
-    const answer = await this.channel(
-      { callId, tool: tool.name, description, approvalKey: key },
-      signal,
-    )
+    const request: ApprovalRequest = {
+      callId,
+      tool: tool.name,
+      description: tool.describe?.(args) ?? `${tool.name} ${JSON.stringify(args)}`,
+      approvalKey: key,
+    }
+    // A decision that could not be logged is not acted on: audit failures propagate.
+    await audit?.asked(request)
+    let answer: ApprovalDecision
+    try {
+      answer = await untilAborted(this.channel(request, signal), signal)
+    } catch (error) {
+      if (signal.aborted) {
+        await audit?.decided(request, { decision: 'cancelled' })
+        return {
+          allowed: false,
+          code: 'ABORTED_BEFORE_DISPATCH',
+          message: `The user stopped the turn while ${tool.name} waited for approval; it did not run.`,
+        }
+      }
+      // A channel that fails cannot grant anything (fail closed).
+      const why = error instanceof Error ? error.message : String(error)
+      await audit?.decided(request, { decision: 'deny', reason: `asking failed: ${why}` })
+      return {
+        allowed: false,
+        code: 'NO_APPROVAL_CHANNEL',
+        message: `${tool.name} needs the user's approval, and asking failed (${why}). It did not run.`,
+      }
+    }
     if (answer.decision === 'deny') {
+      await audit?.decided(request, {
+        decision: 'deny',
+        ...(answer.reason ? { reason: answer.reason } : {}),
+      })
       return {
         allowed: false,
         code: 'APPROVAL_DENIED',
         message: `The user declined ${tool.name}${answer.reason ? `: ${answer.reason}` : '.'}`,
       }
     }
-    if (answer.remember) {
+    await audit?.decided(request, {
+      decision: 'allow',
+      ...(answer.remember ? { remember: true } : {}),
+    })
+    // A tool with approval keys that gives none for this call (a compound shell command) cannot
+    // be covered by a standing rule: "always" then means nothing beyond this once.
+    if (answer.remember && (key !== undefined || tool.approvalKey === undefined)) {
       const rule: ApprovalRule =
         key === undefined
           ? { tool: tool.name, effect: 'allow' }
@@ -115,11 +169,49 @@ export class ApprovalPolicy {
     return { allowed: true, how: 'user' }
   }
 
+  /** The remembered and configured rules, for settings views. */
+  listRules(): readonly ApprovalRule[] {
+    return [...this.rules]
+  }
+
   private matching(tool: string, key: string | undefined): ApprovalRule[] {
     return this.rules.filter(
       (rule) =>
         rule.tool === tool &&
-        (rule.prefix === undefined || (key !== undefined && key.startsWith(rule.prefix))),
+        (rule.prefix === undefined || (key !== undefined && coversKey(rule.prefix, key))),
     )
   }
+}
+
+/**
+ * A remembered prefix covers a key on a word boundary: `npm test` covers `npm test -- -u` but not
+ * `npm testx`; `src/` covers everything under src.
+ */
+function coversKey(prefix: string, key: string): boolean {
+  return (
+    key === prefix ||
+    key.startsWith(`${prefix} `) ||
+    (prefix.endsWith('/') && key.startsWith(prefix))
+  )
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts (a late answer is dropped). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'))
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(new Error('aborted'))
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error instanceof Error ? error : new Error(String(error)))
+      },
+    )
+  })
 }

@@ -54,6 +54,10 @@ export interface PipelineOptions {
 }
 
 type Result = EventDataInput<'tool/result'>
+interface Dispatched {
+  readonly result: Result
+  readonly deliverables?: ToolOutput['deliverables']
+}
 
 interface Prepared {
   readonly call: ToolCallBlock
@@ -134,7 +138,7 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
   }
 
   /** Approval and guards, in the model's order; a decided call gets its failure set. */
-  const admit = async (p: Prepared, signal: AbortSignal): Promise<void> => {
+  const admit = async (p: Prepared, session: Session, signal: AbortSignal): Promise<void> => {
     if (p.failure || !p.tool) return
     if (isAborted(signal)) {
       p.failure = failure(
@@ -144,7 +148,21 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
       )
       return
     }
-    const approval = await opts.approvals.decide(p.tool, p.args, p.call.callId, signal)
+    const approval = await opts.approvals.decide(p.tool, p.args, p.call.callId, signal, {
+      asked: async (request) => {
+        session.append('approval/requested', {
+          callId: request.callId,
+          tool: request.tool,
+          description: request.description,
+          ...(request.approvalKey === undefined ? {} : { approvalKey: request.approvalKey }),
+        })
+        await session.flush()
+      },
+      decided: async (request, answer) => {
+        session.append('approval/decided', { callId: request.callId, ...answer })
+        await session.flush()
+      },
+    })
     if (!approval.allowed) {
       p.failure = failure(p.call.callId, approval.code, approval.message)
       return
@@ -153,15 +171,22 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
     if (denial !== undefined) p.failure = failure(p.call.callId, 'GUARD_DENIED', denial)
   }
 
-  const dispatch = async (p: Prepared, session: Session, signal: AbortSignal): Promise<Result> => {
+  const dispatch = async (
+    p: Prepared,
+    session: Session,
+    signal: AbortSignal,
+  ): Promise<Dispatched> => {
     const tool = p.tool
-    if (p.failure || !tool) return p.failure ?? failure(p.call.callId, 'UNKNOWN_TOOL', 'unresolved')
+    if (p.failure || !tool)
+      return { result: p.failure ?? failure(p.call.callId, 'UNKNOWN_TOOL', 'unresolved') }
     if (isAborted(signal)) {
-      return failure(
-        p.call.callId,
-        'ABORTED_BEFORE_DISPATCH',
-        'The user stopped the turn before this call started; it did not run.',
-      )
+      return {
+        result: failure(
+          p.call.callId,
+          'ABORTED_BEFORE_DISPATCH',
+          'The user stopped the turn before this call started; it did not run.',
+        ),
+      }
     }
     session.append('tool/call', {
       callId: p.call.callId,
@@ -170,6 +195,16 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
     })
     // Intent before effect: the body starts only once its call is on disk.
     await session.flush()
+    if (isAborted(signal)) {
+      // The cancel came during the flush: the call is on record, but its body never started.
+      return {
+        result: failure(
+          p.call.callId,
+          'ABORTED_BEFORE_DISPATCH',
+          'The user stopped the turn before this call started; it did not run.',
+        ),
+      }
+    }
     const startedAt = Date.now()
     const isCommand = tool.kind === 'execute'
     if (isCommand) opts.workspace?.beginCommand()
@@ -196,30 +231,43 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
       }
     } catch (error) {
       if (isAborted(signal))
-        return failure(
-          p.call.callId,
-          'ABORTED',
-          `The user stopped ${tool.name} while it ran; it was interrupted. Check its effects before running it again.`,
-        )
+        return {
+          result: failure(
+            p.call.callId,
+            'ABORTED',
+            `The user stopped ${tool.name} while it ran; it was interrupted. Check its effects before running it again.`,
+          ),
+        }
       const code = error instanceof ToolError ? error.code : 'TOOL_FAILED'
-      return failure(p.call.callId, code, error instanceof Error ? error.message : String(error))
+      return {
+        result: failure(
+          p.call.callId,
+          code,
+          error instanceof Error ? error.message : String(error),
+        ),
+      }
     } finally {
       if (isCommand) opts.workspace?.endCommand()
     }
     if (isAborted(signal)) {
-      return failure(
-        p.call.callId,
-        'ABORTED',
-        `The user stopped the turn while ${tool.name} ran; it finished, but its output was not used. Check its effects.`,
-      )
+      return {
+        result: failure(
+          p.call.callId,
+          'ABORTED',
+          `The user stopped the turn while ${tool.name} ran; it finished, but its output was not used. Check its effects.`,
+        ),
+      }
     }
     const capped = opts.spill.cap(session.id, p.call.callId, output.output)
     return {
-      callId: p.call.callId,
-      ok: true,
-      output: capped.output,
-      ...(capped.outputRef ? { outputRef: capped.outputRef } : {}),
-      metadata: { ...output.metadata, durationMs: Date.now() - startedAt },
+      result: {
+        callId: p.call.callId,
+        ok: true,
+        output: capped.output,
+        ...(capped.outputRef ? { outputRef: capped.outputRef } : {}),
+        metadata: { ...output.metadata, durationMs: Date.now() - startedAt },
+      },
+      ...(output.deliverables ? { deliverables: output.deliverables } : {}),
     }
   }
 
@@ -242,10 +290,10 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
         else batches.push([p])
       }
       for (const batch of batches) {
-        for (const p of batch) await admit(p, signal)
+        for (const p of batch) await admit(p, session, signal)
         // Each result is logged as soon as every call before it has its own, so the log keeps the
         // model's order and a crash loses as few finished results as possible.
-        const ready: (Result | undefined)[] = new Array<Result | undefined>(batch.length)
+        const ready: (Dispatched | undefined)[] = new Array<Dispatched | undefined>(batch.length)
         let committed = 0
         await runLimited(batch, maxParallel, async (p, index) => {
           ready[index] = await dispatch(p, session, signal)
@@ -254,7 +302,13 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
             r !== undefined && committed < batch.length;
             r = ready[committed]
           ) {
-            session.append('tool/result', r)
+            session.append('tool/result', r.result)
+            if (r.deliverables) {
+              session.append('deliverable/present', {
+                paths: [...r.deliverables.paths],
+                ...(r.deliverables.note === undefined ? {} : { note: r.deliverables.note }),
+              })
+            }
             committed++
           }
         })

@@ -26,6 +26,11 @@ export interface ToolOutput {
   readonly output: string
   /** Facts for the UI and the log (e.g. `{ exitCode: 1, durationMs: 840 }` for bash). */
   readonly metadata?: Readonly<Record<string, JsonValue>>
+  /**
+   * Files the call declares as deliverables (the `present` tool): the pipeline logs them as
+   * `deliverable/present` after the result, and the UI shows them while they exist.
+   */
+  readonly deliverables?: { readonly paths: readonly string[]; readonly note?: string }
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
@@ -41,8 +46,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   isConcurrencySafe?(args: z.output<S>): boolean
   /** A one-line account of what this call will do, shown in an approval prompt. */
   describe?(args: z.output<S>): string
-  /** For "always allow": the part of the call a remembered rule matches (bash: the command prefix). */
-  approvalKey?(args: z.output<S>): string
+  /**
+   * For "always allow": the part of the call a remembered rule matches (bash: the command's first
+   * words; a file tool: the path). `undefined` means no standing rule may cover this call (a
+   * compound shell command), so it is asked every time.
+   */
+  approvalKey?(args: z.output<S>): string | undefined
   /** Throws a ToolError for failures the model should see with a code; anything else is TOOL_FAILED. */
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput>
 }

@@ -1,12 +1,11 @@
 import { realpathSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
+import { ToolError } from '../tools/types.js'
 
-export class PathError extends Error {
-  constructor(
-    readonly code: 'PATH_OUTSIDE_PROJECT',
-    message: string,
-  ) {
-    super(message)
+/** A path that leaves the project folder; tools report it to the model with its code. */
+export class PathError extends ToolError {
+  constructor(message: string) {
+    super('PATH_OUTSIDE_PROJECT', message)
     this.name = 'PathError'
   }
 }
@@ -32,7 +31,6 @@ export function resolveInsideProject(projectDir: string, path: string): string {
   const candidate = realpathOfExistingPrefix(isAbsolute(path) ? path : resolve(root, path))
   if (candidate !== root && !candidate.startsWith(root + sep)) {
     throw new PathError(
-      'PATH_OUTSIDE_PROJECT',
       `${path} is outside the project folder ${root}; only paths inside it can be used`,
     )
   }

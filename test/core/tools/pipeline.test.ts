@@ -171,6 +171,92 @@ describe('the tool pipeline', () => {
     expect(denied?.ok === false && denied.error.message).toContain('not today')
   })
 
+  it('logs the approval audit pair before acting on the answer', async () => {
+    const seenAtAnswer: string[] = []
+    await harness([callsOf(['poke', { ms: 1, tag: 'a' }], ['run', { ms: 1, tag: 'b' }]), 'ok'], {
+      mode: 'ask',
+      channel: (request) => {
+        // The question is durable before anyone answers it.
+        seenAtAnswer.push(
+          H()
+            .session.slice()
+            .map((e) => e.type)
+            .filter((t) => t.startsWith('approval/'))
+            .join(','),
+        )
+        return Promise.resolve(
+          request.tool === 'poke'
+            ? { decision: 'allow', remember: true }
+            : { decision: 'deny', reason: 'use the test script' },
+        )
+      },
+    })
+    H().agent.send({ requestId: 'r', text: 'go' })
+    await H().agent.runUntilIdle()
+    expect(seenAtAnswer).toEqual([
+      'approval/requested',
+      'approval/requested,approval/decided,approval/requested',
+    ])
+    const trail = H()
+      .session.slice()
+      .flatMap((e) => {
+        switch (e.type) {
+          case 'approval/decided':
+            return [
+              `decided ${e.data.callId} ${e.data.decision}${e.data.remember ? ' remember' : ''}${e.data.reason ? ` (${e.data.reason})` : ''}`,
+            ]
+          case 'approval/requested':
+            return [`asked ${e.data.callId} ${e.data.description}`]
+          case 'tool/call':
+          case 'tool/result':
+            return [`${e.type} ${e.data.callId}`]
+          default:
+            return []
+        }
+      })
+    expect(trail).toEqual([
+      'asked c1 poke {"ms":1,"tag":"a"}',
+      'decided c1 allow remember',
+      'tool/call c1',
+      'tool/result c1',
+      // Two exclusive calls are two batches: the second is asked once the first is done.
+      'asked c2 run {"ms":1,"tag":"b"}',
+      'decided c2 deny (use the test script)',
+      'tool/result c2',
+    ])
+  })
+
+  it('a cancel while an approval is open settles it as cancelled, and a failing channel denies', async () => {
+    await harness([callsOf(['poke', { ms: 1, tag: 'a' }])], {
+      mode: 'ask',
+      // Never answers: only the cancel can end the wait.
+      channel: () => new Promise(() => undefined),
+    })
+    H().session.subscribe((event) => {
+      if (event.type === 'approval/requested') setTimeout(() => h?.agent.cancel(), 20)
+    })
+    H().agent.send({ requestId: 'r', text: 'go' })
+    const [outcome] = await H().agent.runUntilIdle()
+    expect(outcome?.reason).toBe('cancelled')
+    expect(codes()).toEqual(['ABORTED_BEFORE_DISPATCH'])
+    expect(
+      H()
+        .session.slice()
+        .flatMap((e) => (e.type === 'approval/decided' ? [e.data.decision] : [])),
+    ).toEqual(['cancelled'])
+    await h?.close()
+
+    await harness([callsOf(['poke', { ms: 1, tag: 'a' }]), 'ok'], {
+      mode: 'ask',
+      channel: () => Promise.reject(new Error('the window is gone')),
+    })
+    H().agent.send({ requestId: 'r', text: 'go' })
+    await H().agent.runUntilIdle()
+    expect(codes()).toEqual(['NO_APPROVAL_CHANNEL'])
+    const [result] = results()
+    expect(result?.ok === false && result.error.message).toContain('the window is gone')
+  })
+
   it('in headless ask mode an edit yields NO_APPROVAL_CHANNEL and never runs', async () => {
     const kit = await harness([callsOf(['poke', { ms: 1, tag: 'a' }]), 'ok'], { mode: 'ask' })
     H().agent.send({ requestId: 'r', text: 'go' })
