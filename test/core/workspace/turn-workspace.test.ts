@@ -1,13 +1,11 @@
-import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { z } from 'zod'
 import { ApprovalPolicy } from '../../../main/core/tools/approvals.js'
 import { createToolPipeline } from '../../../main/core/tools/pipeline.js'
 import { ToolRegistry } from '../../../main/core/tools/registry.js'
 import { OutputSpill } from '../../../main/core/tools/spill.js'
-import { defineTool } from '../../../main/core/tools/types.js'
+import { builtinTools } from '../../../main/core/tools/builtin/index.js'
 import { SnapshotStore } from '../../../main/core/workspace/snapshot.js'
 import { TurnWorkspace } from '../../../main/core/workspace/turn-workspace.js'
 import { startHarness } from '../loop/harness.js'
@@ -19,41 +17,21 @@ afterEach(async () => {
   h = undefined
 })
 
-const editTool = defineTool({
-  name: 'edit',
-  description: 'replace a file',
-  kind: 'edit',
-  schema: z.object({ path: z.string(), content: z.string() }),
-  run: ({ path, content }, ctx) => {
-    const file = join(ctx.projectDir, path)
-    ctx.beforeWrite(file)
-    writeFileSync(file, content)
-    return Promise.resolve({ output: `wrote ${path}` })
-  },
-})
-
-const shellTool = defineTool({
-  name: 'sh',
-  description: 'run a command',
-  kind: 'execute',
-  schema: z.object({ command: z.string() }),
-  run: ({ command }, ctx) =>
-    Promise.resolve({
-      output: execFileSync('sh', ['-c', command], { cwd: ctx.projectDir, encoding: 'utf8' }),
-    }),
-})
-
 const call = (id: string, name: string, args: unknown) => ({
   steps: [{ toolCall: { id, name, args: JSON.stringify(args) } }, { finish: 'tool_calls' }],
 })
 
 describe('the turn’s workspace diff', () => {
-  it('lists two edited files and one a command created, with exact line counts, at turn end', async () => {
+  it('lists a file edited, one written and one a bash command created, with exact line counts, at turn end', async () => {
     h = await startHarness(
       [
-        call('c1', 'edit', { path: 'a.txt', content: 'there is a fix here\nand a new line\n' }),
-        call('c2', 'edit', { path: 'b.txt', content: 'one\ntwo\n' }),
-        call('c3', 'sh', { command: 'printf "a\\nb\\nc\\n" > c.txt' }),
+        call('c1', 'edit', {
+          path: 'a.txt',
+          oldText: 'a bug here\n',
+          newText: 'a fix here\nand a new line\n',
+        }),
+        call('c2', 'write', { path: 'b.txt', content: 'one\ntwo\n' }),
+        call('c3', 'bash', { command: 'printf "a\\nb\\nc\\n" > c.txt' }),
         'done',
       ],
       {
@@ -63,8 +41,7 @@ describe('the turn’s workspace diff', () => {
             new SnapshotStore(join(homeDir, 'snapshots')),
           )
           const registry = new ToolRegistry()
-          registry.register(editTool)
-          registry.register(shellTool)
+          for (const tool of builtinTools()) registry.register(tool)
           const pipeline = createToolPipeline({
             registry,
             approvals: new ApprovalPolicy('full-auto'),

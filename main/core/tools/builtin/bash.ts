@@ -1,0 +1,435 @@
+/**
+ * `bash`: runs one command line in the project folder. The command leads its own process group,
+ * so a timeout or the user's cancel stops it and everything it started (RELIABILITY.md 4.I); it
+ * sees an allowlisted environment (`env.ts`, 4.C); its output is bounded in memory (4.F) and the
+ * pipeline caps what the model sees and spills the rest.
+ */
+import { spawn } from 'node:child_process'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { StringDecoder } from 'node:string_decoder'
+import { setTimeout as delay } from 'node:timers/promises'
+import { z } from 'zod'
+import { resolveInsideProject } from '../../workspace/paths.js'
+import { defineTool, ToolError } from '../types.js'
+import type { Tool } from '../types.js'
+import { toolEnvironment } from './env.js'
+
+export const DEFAULT_BASH_TIMEOUT_MS = 120_000
+export const MAX_BASH_TIMEOUT_MS = 600_000
+/** Output kept in memory per command; beyond it the middle is dropped (the head and tail stay). */
+export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
+/** Between SIGTERM and SIGKILL: time for a well-behaved program to clean up. */
+const KILL_GRACE_MS = 1000
+/** After SIGKILL, how long to wait for the group to vanish before settling anyway. */
+const KILL_SETTLE_MS = 500
+/** After the shell exits, how long background children may hold the pipes before being stopped. */
+const PIPE_DRAIN_MS = 200
+const POLL_MS = 20
+
+export interface BashToolOptions {
+  /** The shell run as `<shell> -c <command>`; default `/bin/bash`. */
+  readonly shell?: string
+  /** The environment the allowlist is taken from; default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv
+  readonly defaultTimeoutMs?: number
+  readonly maxTimeoutMs?: number
+  readonly maxBufferedBytes?: number
+}
+
+/**
+ * The `bash` tool. Results: exit code 0 adds no marker unless there is no output at all (then
+ * `[exit code 0]`, so the model never sees an empty answer); any other exit ends the output with
+ * `[exit code N]` (a normal result, not an error); a timeout ends it with `[timed out after N s;
+ * ...]` and `timedOut: true`. Metadata: `{ exitCode, signal?, timedOut?, droppedBytes? }`. On
+ * cancel the promise rejects once the process group is gone (bounded by the SIGTERM grace plus
+ * a short settle, about 1.5 s at worst).
+ *
+ * Known limits: a process that leaves the group (`setsid`, a double fork into a new session) is
+ * not stopped; background jobs that redirected their output elsewhere keep running after the
+ * shell exits.
+ */
+export function bashTool(opts: BashToolOptions = {}): Tool {
+  const shell = opts.shell ?? '/bin/bash'
+  const defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS
+  const maxTimeoutMs = opts.maxTimeoutMs ?? MAX_BASH_TIMEOUT_MS
+  const maxBufferedBytes = opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
+  const seconds = (ms: number) => Math.round(ms / 100) / 10
+  return defineTool({
+    name: 'bash',
+    description: [
+      'Run a shell command with bash in the project folder (or in workdir, a folder inside it) and get its stdout and stderr, interleaved.',
+      'stdin is closed, so interactive programs and prompts cannot work; pass flags like --yes or --no-pager instead.',
+      `A non-zero exit is shown as a final line [exit code N]. The command is stopped after timeoutSeconds (default ${seconds(defaultTimeoutMs)}, at most ${seconds(maxTimeoutMs)}).`,
+      'Background processes still holding the output when the shell exits are stopped. Long output is cut; read the rest with read_output.',
+    ].join(' '),
+    schema: z.object({
+      command: z.string().min(1).describe('The command line, run as bash -c <command>'),
+      timeoutSeconds: z
+        .number()
+        .positive()
+        .max(maxTimeoutMs / 1000)
+        .optional()
+        .describe(
+          `Stop the command after this many seconds (default ${seconds(defaultTimeoutMs)})`,
+        ),
+      workdir: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Folder to run in, relative to the project folder (default: the project folder)'),
+      description: z
+        .string()
+        .max(200)
+        .optional()
+        .describe('A few words saying what the command does, shown to the user'),
+    }),
+    kind: 'execute',
+    isConcurrencySafe: () => false,
+    // The exact command, never the model's description: the user approves what will run.
+    describe: ({ command }) => visible(command),
+    approvalKey: ({ command }) => approvalKeyOf(command),
+    async run({ command, timeoutSeconds, workdir }, ctx) {
+      const cwd = workingDirectory(ctx.projectDir, workdir)
+      if (ctx.signal.aborted) throw stoppedError()
+      return runCommand({
+        shell,
+        command,
+        cwd,
+        env: toolEnvironment(opts.env ?? process.env),
+        timeoutMs: timeoutSeconds === undefined ? defaultTimeoutMs : timeoutSeconds * 1000,
+        maxBufferedBytes,
+        signal: ctx.signal,
+      })
+    },
+  })
+}
+
+interface RunParams {
+  readonly shell: string
+  readonly command: string
+  readonly cwd: string
+  readonly env: Record<string, string>
+  readonly timeoutMs: number
+  readonly maxBufferedBytes: number
+  readonly signal: AbortSignal
+}
+
+interface Exit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+async function runCommand(p: RunParams) {
+  const child = spawn(p.shell, ['-c', p.command], {
+    cwd: p.cwd,
+    env: p.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let exit: Exit | undefined
+  const exited = new Promise<Exit>((resolve, reject) => {
+    child.once('exit', (code, signal) => {
+      exit = { code, signal }
+      resolve(exit)
+    })
+    child.once('error', reject)
+  })
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()))
+  const pgid = child.pid
+  if (pgid === undefined) {
+    const why = await exited.then(
+      () => 'it exited at once',
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    )
+    throw new ToolError('SPAWN_FAILED', `${p.shell} could not be started: ${why}`)
+  }
+
+  const output = new BoundedOutput(p.maxBufferedBytes)
+  const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')] as const
+  child.stdout.on('data', (chunk: Buffer) => {
+    output.push(decoders[0].write(chunk))
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    output.push(decoders[1].write(chunk))
+  })
+
+  let stop: (reason: 'timeout' | 'abort') => void = () => undefined
+  const stopped = new Promise<'timeout' | 'abort'>((resolve) => {
+    stop = resolve
+  })
+  const timer = setTimeout(() => {
+    stop('timeout')
+  }, p.timeoutMs)
+  const onAbort = () => {
+    stop('abort')
+  }
+  p.signal.addEventListener('abort', onAbort, { once: true })
+
+  let stopReason: 'timeout' | 'abort' | undefined
+  let killedBackground = false
+  try {
+    const first = await Promise.race([exited.then(() => 'exit' as const), stopped])
+    if (first === 'exit') {
+      // Background children may still hold the pipes; give them a moment, then stop them.
+      if (!(await within(closed, PIPE_DRAIN_MS))) {
+        killedBackground = true
+        await terminateGroup(pgid)
+      }
+    } else {
+      stopReason = first
+      await terminateGroup(pgid)
+    }
+    // A process that left the group (setsid) may still hold the pipes: do not wait for it.
+    await within(closed, PIPE_DRAIN_MS)
+    // The shell is gone by now; Node reports its exit once it has reaped it.
+    await within(exited, PIPE_DRAIN_MS)
+  } catch (error) {
+    throw new ToolError('TOOL_FAILED', error instanceof Error ? error.message : String(error))
+  } finally {
+    clearTimeout(timer)
+    p.signal.removeEventListener('abort', onAbort)
+    child.stdout.destroy()
+    child.stderr.destroy()
+  }
+  if (stopReason === 'abort') throw stoppedError()
+
+  output.push(decoders[0].end())
+  output.push(decoders[1].end())
+  const text = output.text()
+  const notes: string[] = []
+  if (killedBackground) {
+    notes.push(
+      '[the shell exited, but background processes kept its output open; they were stopped]',
+    )
+  }
+  if (stopReason === 'timeout') {
+    notes.push(
+      `[timed out after ${p.timeoutMs / 1000} s; the command and the processes it started were stopped]`,
+    )
+  } else if (exit?.signal) notes.push(`[killed by ${exit.signal}]`)
+  else if (exit?.code !== 0 || text === '') notes.push(`[exit code ${exit?.code ?? 'unknown'}]`)
+  const separator = text === '' || text.endsWith('\n') || notes.length === 0 ? '' : '\n'
+  return {
+    output: `${text}${separator}${notes.join('\n')}`,
+    metadata: {
+      exitCode: exit?.code ?? null,
+      ...(exit?.signal ? { signal: exit.signal } : {}),
+      ...(stopReason === 'timeout' ? { timedOut: true } : {}),
+      ...(output.droppedBytes > 0 ? { droppedBytes: output.droppedBytes } : {}),
+    },
+  }
+}
+
+const stoppedError = () => new ToolError('ABORTED', 'The command was stopped by the user.')
+
+/** The folder to run in: the project, or `workdir` inside it (refused outside, PATH_OUTSIDE_PROJECT). */
+function workingDirectory(projectDir: string, workdir: string | undefined): string {
+  if (workdir === undefined) return projectDir
+  const dir = resolveInsideProject(projectDir, workdir)
+  const info = statSync(dir, { throwIfNoEntry: false })
+  if (!info) throw new ToolError('NOT_FOUND', `workdir ${workdir} does not exist`)
+  if (!info.isDirectory()) throw new ToolError('NOT_A_DIRECTORY', `workdir ${workdir} is a file`)
+  return dir
+}
+
+/** Whether `promise` settles (either way) within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const timeout = new AbortController()
+  const settled = promise.then(
+    () => true,
+    () => true,
+  )
+  try {
+    return await Promise.race([settled, delay(ms, false, { signal: timeout.signal })])
+  } finally {
+    timeout.abort()
+  }
+}
+
+// --- the process group -------------------------------------------------------------------------
+
+/** SIGTERM to the whole group, SIGKILL after the grace period; resolves once none of it runs. */
+async function terminateGroup(pgid: number): Promise<void> {
+  signalGroup(pgid, 'SIGTERM')
+  if (await waitForGroupExit(pgid, KILL_GRACE_MS)) return
+  signalGroup(pgid, 'SIGKILL')
+  await waitForGroupExit(pgid, KILL_SETTLE_MS)
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // ESRCH: the group is already gone, which is what we want.
+  }
+}
+
+async function waitForGroupExit(pgid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    if (!isGroupRunning(pgid)) return true
+    if (Date.now() >= deadline) return false
+    await delay(POLL_MS)
+  }
+}
+
+/**
+ * Whether any process of the group still runs. Zombies do not count: they run nothing and hold
+ * no pipe, and an orphan is reaped by init, which in some containers takes seconds.
+ */
+function isGroupRunning(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return true // No /proc (not Linux): trust the signal probe.
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+    } catch {
+      continue // It exited while we looked.
+    }
+    // After the command name (which may hold spaces and parentheses): state ppid pgrp ...
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (group === String(pgid) && state !== 'Z' && state !== 'X') return true
+  }
+  return false
+}
+
+// --- output ------------------------------------------------------------------------------------
+
+/**
+ * Text kept within a byte budget: the first half as it came, then a ring of the latest bytes;
+ * what falls between is dropped and counted, so an endless producer cannot exhaust memory. While
+ * running, the tail may exceed its half by one pipe read; `text()` trims it exactly.
+ */
+class BoundedOutput {
+  private readonly head: string[] = []
+  private headBytes = 0
+  private isHeadFull = false
+  private tail: { text: string; bytes: number }[] = []
+  private tailStart = 0
+  private tailBytes = 0
+  droppedBytes = 0
+  private readonly headLimit: number
+  private readonly tailLimit: number
+
+  constructor(limit: number) {
+    this.headLimit = Math.ceil(limit / 2)
+    this.tailLimit = Math.floor(limit / 2)
+  }
+
+  push(text: string): void {
+    if (text === '') return
+    const bytes = Buffer.byteLength(text)
+    if (!this.isHeadFull) {
+      if (this.headBytes + bytes <= this.headLimit) {
+        this.head.push(text)
+        this.headBytes += bytes
+        return
+      }
+      const [fits, rest] = splitAtByte(text, this.headLimit - this.headBytes, 'before')
+      this.head.push(fits)
+      this.headBytes += Buffer.byteLength(fits)
+      this.isHeadFull = true
+      this.pushTail(rest)
+      return
+    }
+    this.pushTail(text, bytes)
+  }
+
+  private pushTail(text: string, bytes = Buffer.byteLength(text)): void {
+    this.tail.push({ text, bytes })
+    this.tailBytes += bytes
+    for (
+      let first = this.tail[this.tailStart];
+      first && this.tailBytes - first.bytes >= this.tailLimit;
+      first = this.tail[this.tailStart]
+    ) {
+      this.tailBytes -= first.bytes
+      this.droppedBytes += first.bytes
+      this.tailStart++
+    }
+    // Compact now and then, so dropping from the front stays cheap.
+    if (this.tailStart > 1024 && this.tailStart * 2 > this.tail.length) {
+      this.tail = this.tail.slice(this.tailStart)
+      this.tailStart = 0
+    }
+  }
+
+  text(): string {
+    const pieces = this.tail.slice(this.tailStart)
+    const excess = this.tailBytes - this.tailLimit
+    const first = pieces[0]
+    if (excess > 0 && first) {
+      const kept = splitAtByte(first.text, excess, 'after')[1]
+      this.droppedBytes += first.bytes - Buffer.byteLength(kept)
+      pieces[0] = { text: kept, bytes: Buffer.byteLength(kept) }
+    }
+    const head = this.head.join('')
+    const tail = pieces.map((piece) => piece.text).join('')
+    if (this.droppedBytes === 0) return head + tail
+    const marker = `[… ${this.droppedBytes} bytes of output dropped here to bound memory; the first ${this.headBytes} and the last ${Buffer.byteLength(tail)} bytes are kept …]\n`
+    return `${head}${head.endsWith('\n') ? '' : '\n'}${marker}${tail}`
+  }
+}
+
+/** Splits `text` near byte `at`, moving the cut `before` or `after` to keep characters whole. */
+function splitAtByte(text: string, at: number, side: 'before' | 'after'): [string, string] {
+  const bytes = Buffer.from(text)
+  let cut = Math.min(Math.max(at, 0), bytes.length)
+  const isContinuation = (i: number) => ((bytes[i] ?? 0) & 0xc0) === 0x80
+  if (side === 'before') while (cut > 0 && isContinuation(cut)) cut--
+  else while (cut < bytes.length && isContinuation(cut)) cut++
+  return [bytes.subarray(0, cut).toString('utf8'), bytes.subarray(cut).toString('utf8')]
+}
+
+// --- approval -----------------------------------------------------------------------------------
+
+/**
+ * The key an "always allow" rule matches: the first two words (`npm test -- --watch` is
+ * `npm test`). When the second word is an option (`rm -rf build`) the whole command is the key,
+ * so a rule cannot cover `rm -rf` of anything. Chains, substitutions, redirections and leading
+ * assignments have no key: they are asked every time (RELIABILITY.md 4.B).
+ */
+export function approvalKeyOf(command: string): string | undefined {
+  const trimmed = command.trim()
+  if (trimmed === '' || /[;&|<>`$()\\\n\r]/.test(trimmed)) return undefined
+  const words = trimmed.split(/\s+/)
+  const [program, second] = words
+  if (program === undefined || program.includes('=')) return undefined
+  if (second === undefined) return program
+  return second.startsWith('-') ? words.join(' ') : `${program} ${second}`
+}
+
+/**
+ * The command with every control character, and every invisible character that reorders or
+ * hides text (bidi overrides, zero-width marks), shown as a visible mark, so an approval prompt
+ * shows what will really run.
+ */
+export function visible(text: string): string {
+  let out = ''
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0
+    if (code < 0x20) out += String.fromCodePoint(0x2400 + code)
+    else if (code === 0x7f) out += '\u2421'
+    else if (
+      (code >= 0x80 && code <= 0x9f) ||
+      (code >= 0x200b && code <= 0x200f) ||
+      (code >= 0x202a && code <= 0x202e) ||
+      (code >= 0x2066 && code <= 0x2069) ||
+      code === 0xfeff
+    )
+      out += `\\u{${code.toString(16)}}`
+    else out += char
+  }
+  return out
+}

@@ -1,0 +1,68 @@
+/**
+ * The environment commands run with (RELIABILITY.md 4.C). It is built from an allowlist, not by
+ * removing known secrets, so a provider key the harness was started with cannot reach `env`,
+ * the output or a spill file. A child can still read its parent's `/proc/<ppid>/environ`, so the
+ * main process itself must not keep keys in its environment (they live in the OS keychain).
+ */
+
+/** Names passed through from the base environment: where things are, locale, terminal. */
+const ALLOWED_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'TZ',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'XDG_STATE_HOME',
+  'XDG_RUNTIME_DIR',
+])
+
+/** `LC_ALL`, `LC_CTYPE` and the rest of the locale family. */
+const ALLOWED_PREFIXES = ['LC_']
+
+/**
+ * Names that look like credentials, refused even when allowlisted: `SSH_AUTH_SOCK` would hand
+ * the command the user's SSH agent, a `*_TOKEN` the user's accounts.
+ */
+const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION/i
+
+/** Used when the base environment has no PATH, so plain commands still resolve. */
+const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin'
+
+/** Values every command gets: mark the harness, and keep programs from paging or colouring. */
+const FORCED: Readonly<Record<string, string>> = {
+  BRIDLE: '1',
+  GIT_PAGER: 'cat',
+  PAGER: 'cat',
+  NO_COLOR: '1',
+  // stdin is closed and there is no terminal: a credential prompt could only hang.
+  GIT_TERMINAL_PROMPT: '0',
+}
+
+/** Whether `name` from the base environment may reach a command. */
+export function isPassedThrough(name: string): boolean {
+  if (SECRET_NAME.test(name)) return false
+  return ALLOWED_NAMES.has(name) || ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix))
+}
+
+/**
+ * The environment for a command: the allowlisted names of `base` (never one that looks like a
+ * credential), then the forced values; `TERM` is `dumb` unless `base` has one. Pure: `base` is
+ * not changed.
+ */
+export function toolEnvironment(base: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(base)) {
+    if (value !== undefined && isPassedThrough(name)) env[name] = value
+  }
+  return { PATH: FALLBACK_PATH, TERM: 'dumb', ...env, ...FORCED }
+}

@@ -1,0 +1,165 @@
+/**
+ * What the built-in file tools share: how a path is shown to the model, how a file is checked
+ * before it is read or changed, and how it is replaced atomically.
+ */
+import { randomBytes } from 'node:crypto'
+import { realpathSync } from 'node:fs'
+import type { Stats } from 'node:fs'
+import { chmod, lstat, open, readlink, rename, stat, unlink } from 'node:fs/promises'
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
+import { PathError, resolveInsideProject } from '../../workspace/paths.js'
+import { ToolError } from '../types.js'
+
+/** How many bytes are searched for a NUL to call a file binary (as git and grep do). */
+export const SNIFF_BYTES = 8 * 1024
+
+/** A chain of dangling links longer than this is refused rather than followed. */
+const MAX_LINK_HOPS = 8
+
+/** True for a Node file system error with one of these codes. */
+export const isErrno = (error: unknown, ...codes: string[]): boolean =>
+  error instanceof Error && 'code' in error && codes.includes(String(error.code))
+
+/** A path as the model should see it: relative to the project, with forward slashes. */
+export function projectRelative(projectDir: string, absolutePath: string): string {
+  const rel = relative(realpathSync(projectDir), absolutePath)
+  return rel === '' ? '.' : rel.split(sep).join('/')
+}
+
+/**
+ * The approval key of a file tool's path: the normalized relative path, so "always allow src/"
+ * covers `src/a.ts`. An absolute path or one that climbs out gets no key (asked every time),
+ * because a remembered rule must not cover a path it was never shown.
+ */
+export function pathApprovalKey(path: string): string | undefined {
+  if (isAbsolute(path)) return undefined
+  const key = normalize(path).split(sep).join('/')
+  if (key === '..' || key.startsWith('../')) return undefined
+  return key
+}
+
+/** `stat`, with a missing path (or a file used as a folder on the way) as `undefined`. */
+export async function statOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path)
+  } catch (error) {
+    if (isErrno(error, 'ENOENT', 'ENOTDIR')) return undefined
+    throw error
+  }
+}
+
+/** The stats of a regular file, or a ToolError (`NOT_FOUND`, `NOT_A_FILE`) the model can act on. */
+export async function statRegularFile(absolutePath: string, shown: string): Promise<Stats> {
+  const info = await statOrUndefined(absolutePath)
+  if (!info) {
+    throw new ToolError(
+      'NOT_FOUND',
+      `${shown} does not exist. Check the spelling, or use list to see what its folder holds.`,
+    )
+  }
+  if (info.isDirectory()) {
+    throw new ToolError(
+      'NOT_A_FILE',
+      `${shown} is a folder, not a file; use list to see its entries.`,
+    )
+  }
+  if (!info.isFile()) {
+    throw new ToolError(
+      'NOT_A_FILE',
+      `${shown} is not a regular file (a device, socket or pipe); file tools work on regular files only.`,
+    )
+  }
+  return info
+}
+
+/** Whether these leading bytes look binary (a NUL byte never occurs in UTF-8 text). */
+export const looksBinary = (head: Uint8Array): boolean => head.includes(0)
+
+/** The number of lines of a text: a final newline ends the last line rather than starting one. */
+export function countLines(text: string): number {
+  if (text === '') return 0
+  let lines = 1
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++
+  return text.endsWith('\n') ? lines - 1 : lines
+}
+
+/**
+ * Where a write to `path` really lands. `resolveInsideProject` follows every link that exists; a
+ * dangling link it cannot follow, yet writing to it would create its target, so each dangling link
+ * on the way is followed by hand and its target checked like any other path.
+ */
+export async function resolveWriteTarget(projectDir: string, path: string): Promise<string> {
+  const root = realpathSync(projectDir)
+  let target = resolveInsideProject(projectDir, path)
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    const link = await firstDanglingLink(root, target)
+    if (link === undefined) return target
+    const pointsTo = resolve(dirname(link), await readlink(link))
+    try {
+      target = resolveInsideProject(projectDir, join(pointsTo, relative(link, target)))
+    } catch (error) {
+      if (!(error instanceof PathError)) throw error
+      throw new PathError(
+        `${path} goes through the symbolic link ${projectRelative(projectDir, link)}, which points outside the project folder; only paths inside it can be used`,
+      )
+    }
+  }
+  throw new ToolError(
+    'PATH_UNRESOLVABLE',
+    `${path} goes through more than ${MAX_LINK_HOPS} symbolic links that point to nothing; write to a plain path instead.`,
+  )
+}
+
+/** The first component of `target` below `root` that is a symbolic link, if any exists. */
+async function firstDanglingLink(root: string, target: string): Promise<string | undefined> {
+  let current = root
+  for (const part of relative(root, target).split(sep)) {
+    if (part === '') continue
+    current = join(current, part)
+    try {
+      if ((await lstat(current)).isSymbolicLink()) return current
+    } catch (error) {
+      // Nothing exists from here on, so no link can be on the way.
+      if (isErrno(error, 'ENOENT', 'ENOTDIR')) return undefined
+      throw error
+    }
+  }
+  return undefined
+}
+
+/**
+ * Replaces `absolutePath` with `data` so a reader sees the old file or the new one, never half of
+ * either: a temp file in the same folder (same file system, so rename is atomic) is written,
+ * synced, given `mode` when set, then renamed over the target. The temp file is removed on failure.
+ * Known limits: a hard link to the old file keeps the old content; owner and group are not kept.
+ */
+export async function writeFileAtomic(
+  absolutePath: string,
+  data: string,
+  mode?: number,
+): Promise<void> {
+  const temp = join(
+    dirname(absolutePath),
+    `.${basename(absolutePath)}.${randomBytes(6).toString('hex')}.bridle-tmp`,
+  )
+  let isWritten = false
+  try {
+    const handle = await open(temp, 'wx', mode ?? 0o666)
+    try {
+      await handle.writeFile(data, 'utf8')
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    // `open` applies the umask; an existing file keeps its exact mode.
+    if (mode !== undefined) await chmod(temp, mode)
+    await rename(temp, absolutePath)
+    isWritten = true
+  } finally {
+    if (!isWritten) {
+      await unlink(temp).catch(() => {
+        // The temp file was never created, or is already gone: nothing to clean up.
+      })
+    }
+  }
+}

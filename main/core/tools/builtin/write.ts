@@ -1,0 +1,75 @@
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { z } from 'zod'
+import { defineTool, ToolError } from '../types.js'
+import type { Tool } from '../types.js'
+import {
+  countLines,
+  isErrno,
+  pathApprovalKey,
+  projectRelative,
+  resolveWriteTarget,
+  statOrUndefined,
+  writeFileAtomic,
+} from './file-helpers.js'
+
+const WriteArgs = z.object({
+  path: z
+    .string()
+    .min(1)
+    .describe('The file to create or overwrite, relative to the project folder'),
+  content: z.string().describe('The complete new content of the file (UTF-8 text)'),
+})
+
+/** Creates or overwrites a whole file, atomically, after the workspace has saved the old content. */
+export function writeTool(): Tool {
+  return defineTool({
+    name: 'write',
+    description: [
+      'Create a file, or replace the whole content of an existing one, with the given text.',
+      'Missing parent folders are created. Use it for new files and complete rewrites;',
+      'to change part of an existing file use edit, which cannot lose the rest of it by mistake.',
+      'Read an existing file before overwriting it. Paths must stay inside the project folder.',
+    ].join(' '),
+    schema: WriteArgs,
+    kind: 'edit',
+    describe: ({ path, content }) => `write ${path} (${countLines(content)} lines)`,
+    approvalKey: ({ path }) => pathApprovalKey(path),
+    async run({ path, content }, ctx) {
+      ctx.signal.throwIfAborted()
+      const file = await resolveWriteTarget(ctx.projectDir, path)
+      const shown = projectRelative(ctx.projectDir, file)
+      const before = await statOrUndefined(file)
+      if (before?.isDirectory()) {
+        throw new ToolError(
+          'NOT_A_FILE',
+          `${shown} is a folder; write creates or replaces files only. Choose a file path inside it.`,
+        )
+      }
+      if (before && !before.isFile()) {
+        throw new ToolError(
+          'NOT_A_FILE',
+          `${shown} is not a regular file (a device, socket or pipe); write replaces regular files only.`,
+        )
+      }
+      // Intent before effect: the workspace snapshots the old content before anything changes.
+      ctx.beforeWrite(file)
+      try {
+        await mkdir(dirname(file), { recursive: true })
+      } catch (error) {
+        if (!isErrno(error, 'EEXIST', 'ENOTDIR')) throw error
+        throw new ToolError(
+          'NOT_A_FILE',
+          `Cannot create the folders for ${shown}: a file stands where a folder is needed on that path.`,
+        )
+      }
+      await writeFileAtomic(file, content, before ? before.mode & 0o7777 : undefined)
+      const lines = countLines(content)
+      const bytes = Buffer.byteLength(content)
+      return {
+        output: `${before ? 'Overwrote' : 'Created'} ${shown}: wrote ${lines} line${lines === 1 ? '' : 's'} (${bytes} bytes).`,
+        metadata: { path: shown, lines, bytes, isCreated: !before },
+      }
+    },
+  })
+}
