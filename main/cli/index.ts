@@ -16,7 +16,7 @@ import { isApprovalMode } from '../core/tools/approvals.js'
 import { exportLines, importSession } from '../core/log/export.js'
 import { databasePath, openStore } from '../core/store/index.js'
 import type { Store } from '../core/store/index.js'
-import { chunked, writeFileAtomic } from './files.js'
+import { chunked, writeFileAtomic } from '../core/host/files.js'
 import { printEvents, printSearch, printSessions, printTranscript } from './inspect.js'
 import { runPrompt } from './run.js'
 import { startServe } from './serve.js'
@@ -34,7 +34,8 @@ Commands:
       --api-key-env VAR     Read the API key from this environment variable.
       --max-steps N         Stop the turn after N model requests.
       --approval MODE       ask (default), auto-edit or full-auto: what may run without asking.
-                            (run offers read-only tools for now; they never need approval.)
+                            In ask mode a terminal is asked before edits and commands; without
+                            one (piped, CI) they are refused with NO_APPROVAL_CHANNEL.
       --json                Print every event as JSON Lines instead of the answer.
   discover                  Look for local model servers (Ollama, LM Studio, llama.cpp, vLLM)
                             on their usual ports and list their models.
@@ -202,6 +203,7 @@ async function main(argv: string[]): Promise<number> {
           json: values.json ?? false,
           dataDir: home,
           approval,
+          ...(process.stdin.isTTY ? { approvalInput: process.stdin } : {}),
           env: process.env,
           out: (text) => process.stdout.write(text),
           err: (text) => process.stderr.write(text),

@@ -10,12 +10,14 @@ import type { Store } from '../core/store/index.js'
 import { ApprovalPolicy } from '../core/tools/approvals.js'
 import type { ApprovalMode } from '../core/tools/approvals.js'
 import { createToolPipeline, readOutputTool } from '../core/tools/pipeline.js'
-import { readOnlyTools } from '../core/tools/readonly.js'
+import { builtinTools } from '../core/tools/builtin/index.js'
 import { ToolRegistry } from '../core/tools/registry.js'
 import { OutputSpill } from '../core/tools/spill.js'
 import { SnapshotStore } from '../core/workspace/snapshot.js'
 import { TurnWorkspace } from '../core/workspace/turn-workspace.js'
+import { updateConfig } from '../core/host/config.js'
 import type { Config } from '../core/host/config.js'
+import { terminalApprovals } from './approval-prompt.js'
 
 export interface RunOptions {
   readonly store: Store
@@ -31,6 +33,9 @@ export interface RunOptions {
   /** The data folder, for spilled tool output. */
   readonly dataDir: string
   readonly approval: ApprovalMode
+  /** Where approval answers are read from (a terminal); without it nobody can be asked. */
+  readonly approvalInput?: NodeJS.ReadableStream
+  /** The environment; tools get a scrubbed copy of it (no keys, tokens or secrets). */
   readonly env: NodeJS.ProcessEnv
   readonly out: (text: string) => void
   readonly err: (text: string) => void
@@ -70,11 +75,31 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const created = session.event(0)
   const projectDir =
     created?.type === 'session/created' ? created.data.projectDir : realpathSync(opts.projectDir)
-  // No approval channel on a terminal run yet: `ask` lets reads through and refuses the rest with
-  // NO_APPROVAL_CHANNEL, which the read-only tools never meet.
   const registry = new ToolRegistry()
   const spill = new OutputSpill(join(opts.dataDir, 'outputs'))
-  for (const tool of [...readOnlyTools(), readOutputTool(spill)]) registry.register(tool)
+  for (const tool of [...builtinTools({ bash: { env: opts.env } }), readOutputTool(spill)])
+    registry.register(tool)
+  // Asked on the terminal when there is one; headless, `ask` refuses with NO_APPROVAL_CHANNEL.
+  const asker =
+    opts.approvalInput === undefined ? undefined : terminalApprovals(opts.approvalInput, opts.err)
+  const rules = opts.config.approvalRules
+    .filter((rule) => rule.project === undefined || rule.project === projectDir)
+    .map(({ tool, prefix, effect }) =>
+      prefix === undefined ? { tool, effect } : { tool, prefix, effect },
+    )
+  const approvals = new ApprovalPolicy(opts.approval, rules, asker?.channel, (rule) => {
+    // "Always allow" is kept for this project folder only.
+    updateConfig(opts.dataDir, (raw) => ({
+      ...raw,
+      approvalRules: [
+        ...(Array.isArray(raw.approvalRules) ? (raw.approvalRules as unknown[]) : []),
+        { ...rule, project: projectDir },
+      ],
+    }))
+    opts.err(
+      `  (remembered: always allow ${rule.tool}${rule.prefix ? ` "${rule.prefix}"` : ''} in this project)\n`,
+    )
+  })
   // The turn's changes to the project are logged as workspace/diff at turn end.
   const workspace = new TurnWorkspace(
     projectDir,
@@ -82,7 +107,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   )
   const tools = createToolPipeline({
     registry,
-    approvals: new ApprovalPolicy(opts.approval),
+    approvals,
     spill,
     projectDir,
     workspace,
@@ -165,6 +190,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     return last
   } finally {
     process.off('SIGINT', onSigint)
+    asker?.close()
     stopListening()
     session.close()
   }

@@ -2,15 +2,10 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startModelServer } from '../fixtures/model-server/server.js'
 import type { ModelServer } from '../fixtures/model-server/server.js'
-
-const repoRoot = join(import.meta.dirname, '..', '..')
-// tsx as a loader in the child itself, so SIGKILL reaches the process that writes the log.
-const tsxLoader = pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href
-const cli = join(repoRoot, 'main/cli/index.ts')
+import { cliArgv, runCli } from '../fixtures/cli.js'
 
 let home: string
 let project: string
@@ -29,33 +24,8 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true })
 })
 
-/**
- * Runs the CLI without blocking this process: the scripted server lives here, and a spawnSync
- * would stop it from answering.
- */
-function runCli(
-  argv: string[],
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-    child.once('close', (status) => resolve({ status, stdout, stderr }))
-  })
-}
-
-const args = (...rest: string[]) => [
-  '--import',
-  tsxLoader,
-  cli,
-  ...rest,
-  '--home',
-  home,
-  '--project',
-  project,
-]
+const args = (...rest: string[]) => cliArgv({ home, project }, ...rest)
+const inspect = (sessionId: string) => runCli(cliArgv({ home }, 'inspect', sessionId))
 
 describe('bridle run', () => {
   it('streams an answer that used a read-only tool, and exits 0', async () => {
@@ -146,15 +116,7 @@ describe('bridle run', () => {
     expect(history.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user'])
     expect(history[2]?.content).toBe('Reading the notes, ')
     expect(history[3]?.content).toBe('go on')
-    const timeline = await runCli([
-      '--import',
-      tsxLoader,
-      cli,
-      'inspect',
-      sessionId,
-      '--home',
-      home,
-    ])
+    const timeline = await inspect(sessionId)
     expect(timeline.stdout).toMatch(/recovery\/repaired\s+crash: 3 synthetic event\(s\)/)
     expect(timeline.stdout).toMatch(/turn\/end\s+interrupted-by-crash/)
   })
@@ -183,15 +145,7 @@ describe('bridle run', () => {
     release()
     expect(stderr).toContain('stopping')
     const sessionId = /^session (\S+)$/m.exec(stderr)?.[1] ?? ''
-    const timeline = await runCli([
-      '--import',
-      tsxLoader,
-      cli,
-      'inspect',
-      sessionId,
-      '--home',
-      home,
-    ])
+    const timeline = await inspect(sessionId)
     expect(timeline.stdout).toMatch(/assistant\/message\s+Working on it \[cancelled, interrupted\]/)
     expect(timeline.stdout).toMatch(/turn\/end\s+cancelled/)
   })

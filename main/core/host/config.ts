@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
+import { writeFileAtomic } from './files.js'
 
 export const Endpoint = z
   .object({
@@ -22,12 +23,24 @@ export const Endpoint = z
   })
   .strict()
 
+/** "Always allow `npm test`" (or never), for one project folder or, without `project`, for all. */
+export const ApprovalRuleConfig = z
+  .object({
+    tool: z.string().min(1),
+    prefix: z.string().min(1).optional(),
+    effect: z.enum(['allow', 'deny']),
+    project: z.string().min(1).optional(),
+  })
+  .strict()
+export type ApprovalRuleConfig = z.infer<typeof ApprovalRuleConfig>
+
 export const Config = z
   .object({
     endpoints: z.record(z.string().min(1), Endpoint).default({}),
     defaultEndpoint: z.string().min(1).optional(),
     defaultModel: z.string().min(1).optional(),
     approval: z.enum(['ask', 'auto-edit', 'full-auto']).default('ask'),
+    approvalRules: z.array(ApprovalRuleConfig).default([]),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),
@@ -47,8 +60,13 @@ export const CONFIG_FILE = 'config.json'
  * silently ignored.
  */
 export function loadConfig(home: string): Config {
+  return Config.parse(readRawConfig(home))
+}
+
+/** The file's JSON as written (defaults not filled in), validated, or `{}` when there is none. */
+function readRawConfig(home: string): Record<string, unknown> {
   const path = join(home, CONFIG_FILE)
-  if (!existsSync(path)) return Config.parse({})
+  if (!existsSync(path)) return {}
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'))
@@ -66,5 +84,19 @@ export function loadConfig(home: string): Config {
       `${path}: ${where}: ${issue?.message ?? 'invalid'}; fix that entry or remove it`,
     )
   }
-  return parsed.data
+  return raw as Record<string, unknown>
+}
+
+/**
+ * Changes config.json: reads what is written (so defaults are not frozen into the file), applies
+ * `change`, validates the result and replaces the file atomically. Returns the new config.
+ */
+export function updateConfig(
+  home: string,
+  change: (raw: Record<string, unknown>) => Record<string, unknown>,
+): Config {
+  const next = change(structuredClone(readRawConfig(home)))
+  const parsed = Config.parse(next)
+  writeFileAtomic(join(home, CONFIG_FILE), [`${JSON.stringify(next, null, 2)}\n`])
+  return parsed
 }

@@ -75,13 +75,12 @@ export class ApprovalPolicy {
     this.rules = [...rules]
   }
 
-  /**
-   * Whether an allow rule names this very call by its key (guards let such calls through). A
-   * blanket rule for the whole tool is not enough to unlock a destructive command.
-   */
-  isExplicitlyAllowed(tool: string, key: string | undefined): boolean {
-    return this.matching(tool, key).some(
-      (rule) => rule.effect === 'allow' && rule.prefix !== undefined,
+  /** The prefixes of this tool's allow rules (the destructive-command guard checks them). */
+  allowedPrefixes(tool: string): string[] {
+    return this.rules.flatMap((rule) =>
+      rule.tool === tool && rule.effect === 'allow' && rule.prefix !== undefined
+        ? [rule.prefix.replace(/\s+/g, ' ').trim()]
+        : [],
     )
   }
 

@@ -29,8 +29,13 @@ const DESTRUCTIVE: { readonly pattern: RegExp; readonly why: string }[] = [
   { pattern: /:\(\)\s*\{\s*:\|:&\s*\};:/, why: 'it is a fork bomb' },
 ]
 
+/**
+ * `allowedPrefixes(tool)` lists the prefixes of the tool's allow rules. Only a rule that itself
+ * names a destructive command (`git reset --hard`) and covers this whole command unlocks it; a
+ * rule for `git push` does not unlock `git push --force`.
+ */
 export function destructiveCommandGuard(
-  isAllowed: (tool: string, key: string | undefined) => boolean,
+  allowedPrefixes: (tool: string) => readonly string[],
 ): Guard {
   return ({ tool, args }) => {
     if (tool.kind !== 'execute') return undefined
@@ -41,7 +46,11 @@ export function destructiveCommandGuard(
     const normalised = command.replace(/\s+/g, ' ').trim()
     for (const { pattern, why } of DESTRUCTIVE) {
       if (!pattern.test(normalised)) continue
-      if (isAllowed(tool.name, tool.approvalKey?.(args))) return undefined
+      const unlocked = allowedPrefixes(tool.name).some(
+        (prefix) =>
+          pattern.test(prefix) && (normalised === prefix || normalised.startsWith(`${prefix} `)),
+      )
+      if (unlocked) return undefined
       return `"${normalised}" was refused: ${why}. This is denied in every approval mode; the user can allow it explicitly.`
     }
     return undefined

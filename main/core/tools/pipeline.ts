@@ -82,7 +82,7 @@ const failure = (callId: string, code: string, message: string): Result => ({
 export function createToolPipeline(opts: PipelineOptions): ToolRunner {
   const maxParallel = opts.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS
   const guards = [
-    destructiveCommandGuard((tool, key) => opts.approvals.isExplicitlyAllowed(tool, key)),
+    destructiveCommandGuard((tool) => opts.approvals.allowedPrefixes(tool)),
     ...(opts.guards ?? []),
   ]
   const visible = () => new Map(opts.registry.view(opts.scope).map((tool) => [tool.name, tool]))

@@ -185,6 +185,8 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'request/header':
       case 'compaction/checkpoint':
       case 'compaction/undone':
+      case 'approval/requested':
+      case 'approval/decided':
       case 'workspace/diff':
       case 'deliverable/present':
       case 'recovery/repaired':

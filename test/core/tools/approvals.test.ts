@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { ApprovalPolicy } from '../../../main/core/tools/approvals.js'
-import type { ApprovalChannel } from '../../../main/core/tools/approvals.js'
+import type { ApprovalChannel, ApprovalRule } from '../../../main/core/tools/approvals.js'
+import { destructiveCommandGuard } from '../../../main/core/tools/guards.js'
 import { defineTool } from '../../../main/core/tools/types.js'
 
 /** A command tool whose approval key is the first two words, or none for compound commands. */
@@ -58,18 +59,33 @@ describe('approval rules', () => {
     expect(await verdict(policy, 'git status --short')).toBe('allowed by rule')
   })
 
-  it('deny rules win over allow rules; only a keyed allow rule unlocks a guarded command', () => {
-    const blanket = new ApprovalPolicy('full-auto', [{ tool: 'bash', effect: 'allow' }])
-    expect(blanket.isExplicitlyAllowed('bash', 'git reset')).toBe(false)
-    const keyed = new ApprovalPolicy('full-auto', [
-      { tool: 'bash', prefix: 'git reset', effect: 'allow' },
-    ])
-    expect(keyed.isExplicitlyAllowed('bash', 'git reset')).toBe(true)
-    expect(keyed.isExplicitlyAllowed('bash', undefined)).toBe(false)
+  it('deny rules win over allow rules', async () => {
     const both = new ApprovalPolicy('full-auto', [
       { tool: 'bash', prefix: 'git', effect: 'allow' },
       { tool: 'bash', prefix: 'git push', effect: 'deny' },
     ])
-    return expect(verdict(both, 'git push origin main')).resolves.toBe('POLICY_DENIED')
+    expect(await verdict(both, 'git push origin main')).toBe('POLICY_DENIED')
+  })
+
+  it('only a rule that names the destructive command itself unlocks it, for that command', () => {
+    const guarded = (rules: ApprovalRule[], command: string) => {
+      const policy = new ApprovalPolicy('full-auto', rules)
+      const guard = destructiveCommandGuard((tool) => policy.allowedPrefixes(tool))
+      return guard({ tool: shell, args: { command }, projectDir: '/p' }) === undefined
+        ? 'runs'
+        : 'denied'
+    }
+    expect(guarded([{ tool: 'bash', effect: 'allow' }], 'git reset --hard')).toBe('denied')
+    expect(
+      guarded([{ tool: 'bash', prefix: 'git push', effect: 'allow' }], 'git push --force'),
+    ).toBe('denied')
+    expect(
+      guarded([{ tool: 'bash', prefix: 'git reset', effect: 'allow' }], 'git reset --hard'),
+    ).toBe('denied')
+    const hard: ApprovalRule[] = [{ tool: 'bash', prefix: 'git reset --hard', effect: 'allow' }]
+    expect(guarded(hard, 'git reset --hard')).toBe('runs')
+    expect(guarded(hard, 'git reset --hard HEAD~1')).toBe('runs')
+    expect(guarded(hard, 'git status && git reset --hard')).toBe('denied')
+    expect(guarded(hard, 'git clean -fdx')).toBe('denied')
   })
 })
