@@ -34,6 +34,8 @@ export interface PreStepInput {
   /** The step about to start (1-based). */
   readonly step: number
   readonly claimed: readonly { readonly requestId: string; readonly message: string }[]
+  /** The turn's cancel: long pre-step work (a compaction) must stop on it. */
+  readonly signal: AbortSignal
 }
 
 export type PreStepDecision =
@@ -251,7 +253,7 @@ export class Agent {
     const claimed = session.queuedInput()
     if (claimed.length > 0)
       session.append('inbox/claimed', { requestIds: claimed.map((input) => input.requestId) })
-    const input: PreStepInput = { session, turn, step, claimed }
+    const input: PreStepInput = { session, turn, step, claimed, signal }
     const pass = (i: PreStepInput): PreStepDecision => ({
       action: 'continue',
       messages: i.claimed.map((c) => c.message),

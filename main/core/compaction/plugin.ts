@@ -1,0 +1,54 @@
+import type { Plugin } from '../kernel/index.js'
+import type { LoopEvents } from '../loop/agent.js'
+import { compactSession, roughCount } from './compactor.js'
+import type { CompactOptions, CompactResult } from './compactor.js'
+
+export const DEFAULT_COMPACTION_THRESHOLD = 0.8
+
+export interface AutoCompactionOptions extends Omit<CompactOptions, 'signal' | 'focus'> {
+  /** The model's context window in tokens (from the server, or config). */
+  readonly contextWindow: number
+  /** Compact when the next request would fill more than this share of the window. */
+  readonly threshold?: number
+  /** Told about every compaction attempt (for the CLI's note line and the UI). */
+  readonly onCompacted?: (result: CompactResult) => void
+}
+
+/**
+ * Joins `loop/pre-step`: before a step, counts what its request would carry (the derived
+ * messages, the tools and the step's new input) and compacts when that passes the threshold of
+ * the window. A failed summary leaves the view as it was and the step runs anyway; the server
+ * may still refuse an over-long request, which the loop reports.
+ */
+export function compactionPlugin(
+  opts: AutoCompactionOptions,
+): Plugin<LoopEvents, Record<string, never>> {
+  const threshold = opts.threshold ?? DEFAULT_COMPACTION_THRESHOLD
+  const count = opts.count ?? roughCount
+  return {
+    name: 'compaction',
+    setup: (ctx) =>
+      void ctx.on('loop/pre-step', async (input, next) => {
+        const { session } = input
+        const tools = session.latestHeader()?.data.tools.map((tool) => ({ ...tool })) ?? []
+        const pending = input.claimed.map((c) => ({
+          role: 'user' as const,
+          kind: 'input' as const,
+          content: c.message,
+          seq: session.length,
+        }))
+        const tokens = count([...session.deriveMessages(), ...pending], tools)
+        if (tokens > threshold * opts.contextWindow) {
+          const result = await compactSession(session, {
+            ...opts,
+            count,
+            signal: input.signal,
+            keepTailTokens:
+              opts.keepTailTokens ?? Math.ceil(opts.contextWindow * (1 - threshold) * 0.8),
+          })
+          opts.onCompacted?.(result)
+        }
+        return next(input)
+      }),
+  }
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod'
+import { messageOf } from '../log/messages.js'
+import type { Message } from '../log/messages.js'
+import type { Session } from '../log/session.js'
+import type { SurfaceNode } from '../log/surface.js'
+import { defineTool, ToolError } from '../tools/types.js'
+import type { Tool } from '../tools/types.js'
+import { transcript } from './compactor.js'
+
+const schema = z.object({
+  query: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Words to find (all must appear, any case) in the compacted history'),
+  fromSeq: z.number().int().nonnegative().optional().describe('Read hidden events from this seq'),
+  toSeq: z.number().int().nonnegative().optional().describe('… up to and including this seq'),
+  limit: z.number().int().min(1).max(50).default(10).describe('At most this many events'),
+})
+
+/** Every node a checkpoint on the surface stands in for, in order (nested ones included). */
+function hiddenNodes(nodes: readonly SurfaceNode[]): SurfaceNode[] {
+  return nodes.flatMap((node) =>
+    node.kind === 'checkpoint' ? hiddenNodes(node.replaced ?? []).concat(node.replaced ?? []) : [],
+  )
+}
+
+/**
+ * `recall`: reads what a compaction checkpoint hid from the model's view, by words or by seq
+ * range, so a short summary loses no facts. Read-only; it sees only this session's log.
+ */
+export function recallTool(session: () => Session): Tool {
+  return defineTool({
+    name: 'recall',
+    description:
+      'Search or read the earlier part of this conversation that was compacted into a summary. ' +
+      'Use it when the summary lacks a detail you need (an exact error, a file’s old content, a command’s output). ' +
+      'Give `query` words to search, or `fromSeq`/`toSeq` (the seq numbers it reports) to read events in full.',
+    schema,
+    kind: 'read',
+    isConcurrencySafe: () => true,
+    run: ({ query, fromSeq, toSeq, limit }) => {
+      if (query === undefined && fromSeq === undefined && toSeq === undefined)
+        throw new ToolError('INVALID_ARGUMENTS', 'Give a query, or a fromSeq/toSeq range.')
+      const s = session()
+      const hidden = hiddenNodes(s.surfaceNodes())
+        .filter((node) => node.kind !== 'checkpoint')
+        .sort((a, b) => a.seq - b.seq)
+      if (hidden.length === 0)
+        return Promise.resolve({ output: 'Nothing is compacted in this conversation yet.' })
+      const eventAt = (seq: number) => {
+        const event = s.event(seq)
+        if (!event) throw new Error(`seq ${seq} is not in the log`)
+        return event
+      }
+      const terms = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean)
+      const found: { seq: number; message: Message }[] = []
+      for (const node of hidden) {
+        if (fromSeq !== undefined && node.seq < fromSeq) continue
+        if (toSeq !== undefined && node.seq > toSeq) continue
+        const message = messageOf(node, eventAt)
+        const text = transcript([message], Infinity).toLowerCase()
+        if (terms.every((term) => text.includes(term))) found.push({ seq: node.seq, message })
+        if (found.length >= limit) break
+      }
+      if (found.length === 0) {
+        return Promise.resolve({
+          output: `No compacted event matches${query ? ` "${query}"` : ''}. Compacted seqs: ${hidden[0]?.seq ?? 0}..${hidden.at(-1)?.seq ?? 0}.`,
+        })
+      }
+      return Promise.resolve({
+        output: found
+          .map(({ seq, message }) => `--- seq ${seq}\n${transcript([message], Infinity)}`)
+          .join('\n\n'),
+      })
+    },
+  })
+}
