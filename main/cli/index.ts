@@ -18,6 +18,7 @@ import { databasePath, openStore } from '../core/store/index.js'
 import type { Store } from '../core/store/index.js'
 import { chunked, writeFileAtomic } from '../core/host/files.js'
 import { printEvents, printSearch, printSessions, printTranscript } from './inspect.js'
+import { compactCommand, uncompactCommand } from './compact.js'
 import { runPrompt } from './run.js'
 import { startServe } from './serve.js'
 
@@ -37,6 +38,13 @@ Commands:
                             In ask mode a terminal is asked before edits and commands; without
                             one (piped, CI) they are refused with NO_APPROVAL_CHANNEL.
       --json                Print every event as JSON Lines instead of the answer.
+      --context-window N    The model's context in tokens (default: what the server reports,
+                            else contextWindow in config.json); compaction starts at 80% of it.
+  compact <sessionId>       Summarise the early part of a session's history now (the originals
+                            stay in the log). Takes --base-url/--model like run.
+      --focus TEXT          What the summary should keep above all.
+  uncompact <sessionId> <checkpointSeq>
+                            Undo a compaction: the originals return to the model's view.
   discover                  Look for local model servers (Ollama, LM Studio, llama.cpp, vLLM)
                             on their usual ports and list their models.
       --port N              Probe this port instead (repeatable: --port 8080 --port 9000).
@@ -119,6 +127,8 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       approval: { type: 'string' },
       at: { type: 'string' },
+      focus: { type: 'string' },
+      'context-window': { type: 'string' },
     },
   })
   const command = positionals[0] ?? 'help'
@@ -214,6 +224,9 @@ async function main(argv: string[]): Promise<number> {
           ...(values['max-steps'] === undefined
             ? {}
             : { maxSteps: parseCount('--max-steps', values['max-steps']) }),
+          ...(values['context-window'] === undefined
+            ? {}
+            : { contextWindow: parseCount('--context-window', values['context-window']) }),
         }),
       )
       if (outcome.reason === 'completed') return 0
@@ -221,6 +234,42 @@ async function main(argv: string[]): Promise<number> {
         `bridle: the turn ended: ${outcome.reason}${outcome.error ? ` (${outcome.error.code}: ${outcome.error.message})` : ''}\n`,
       )
       return outcome.reason === 'cancelled' ? 130 : 1
+    }
+    case 'compact': {
+      const sessionId = positionals[1]
+      if (sessionId === undefined) throw new UsageError('compact needs a session id')
+      const config = loadConfig(ensureHome(home))
+      const result = await withStoreAsync(databasePath(home), (store) =>
+        compactCommand({
+          store,
+          sessionId,
+          config,
+          env: process.env,
+          ...(values.focus === undefined ? {} : { focus: values.focus }),
+          ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
+          ...(values.model === undefined ? {} : { model: values.model }),
+          ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
+        }),
+      )
+      if (!result.ok) {
+        process.stderr.write(`bridle: ${result.code}: ${result.message}\n`)
+        return result.code === 'CANCELLED' ? 130 : 1
+      }
+      print(
+        `checkpoint ${result.checkpointSeq}: replaced seq ${result.fromSeq}..${result.toSeq}, ${result.tokensBefore} -> ${result.tokensAfter} tokens (undo: bridle uncompact ${sessionId} ${result.checkpointSeq})`,
+      )
+      return 0
+    }
+    case 'uncompact': {
+      const [, sessionId, seqText] = positionals
+      if (sessionId === undefined || seqText === undefined)
+        throw new UsageError('uncompact needs a session id and the checkpoint seq')
+      const checkpointSeq = parseCount('checkpointSeq', seqText)
+      await withStoreAsync(databasePath(home), (store) =>
+        uncompactCommand(store, sessionId, checkpointSeq),
+      )
+      print(`checkpoint ${checkpointSeq} undone: its originals are back in the model's view`)
+      return 0
     }
     case 'discover': {
       const found = await discoverEndpoints(

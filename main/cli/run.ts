@@ -1,10 +1,12 @@
 import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
+import { compactionPlugin } from '../core/compaction/plugin.js'
+import { recallTool } from '../core/compaction/recall.js'
+import { Kernel } from '../core/kernel/index.js'
 import { Agent } from '../core/loop/agent.js'
-import type { TurnOutcome } from '../core/loop/agent.js'
+import type { LoopEvents, TurnOutcome } from '../core/loop/agent.js'
 import { Session } from '../core/log/index.js'
 import type { LogEvent } from '../core/log/index.js'
-import { createOpenAiCompatibleAdapter } from '../core/models/openai-compatible.js'
 import { defaultPrompt } from '../core/prompt/default.js'
 import type { Store } from '../core/store/index.js'
 import { ApprovalPolicy } from '../core/tools/approvals.js'
@@ -18,6 +20,7 @@ import { TurnWorkspace } from '../core/workspace/turn-workspace.js'
 import { updateConfig } from '../core/host/config.js'
 import type { Config } from '../core/host/config.js'
 import { terminalApprovals } from './approval-prompt.js'
+import { contextWindowOf, resolveModel } from './model.js'
 
 export interface RunOptions {
   readonly store: Store
@@ -29,6 +32,8 @@ export interface RunOptions {
   readonly model?: string
   readonly apiKeyEnv?: string
   readonly maxSteps?: number
+  /** The model's context window in tokens, overriding what the server or config say. */
+  readonly contextWindow?: number
   readonly json: boolean
   /** The data folder, for spilled tool output. */
   readonly dataDir: string
@@ -47,21 +52,9 @@ export interface RunOptions {
  * second SIGINT exits at once.
  */
 export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
-  const endpointName = opts.config.defaultEndpoint
-  const endpoint = endpointName === undefined ? undefined : opts.config.endpoints[endpointName]
-  const baseUrl = opts.baseUrl ?? endpoint?.baseUrl
-  if (baseUrl === undefined) {
-    throw new Error(
-      'no model endpoint: pass --base-url (e.g. http://127.0.0.1:11434/v1) or set endpoints and defaultEndpoint in config.json',
-    )
-  }
-  const model = opts.model ?? opts.config.defaultModel
-  if (model === undefined)
-    throw new Error('no model: pass --model NAME or set defaultModel in config.json')
-  const keyEnv = opts.apiKeyEnv ?? (opts.baseUrl === undefined ? endpoint?.apiKeyEnv : undefined)
-  const apiKey = keyEnv === undefined ? undefined : opts.env[keyEnv]
-  if (keyEnv !== undefined && !apiKey)
-    throw new Error(`the environment variable ${keyEnv} (the API key) is not set`)
+  const choice = resolveModel(opts)
+  const model = choice.model
+  const window = await contextWindowOf(choice, opts.contextWindow)
 
   const session =
     opts.sessionId === undefined
@@ -77,8 +70,33 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     created?.type === 'session/created' ? created.data.projectDir : realpathSync(opts.projectDir)
   const registry = new ToolRegistry()
   const spill = new OutputSpill(join(opts.dataDir, 'outputs'))
-  for (const tool of [...builtinTools({ bash: { env: opts.env } }), readOutputTool(spill)])
+  for (const tool of [
+    ...builtinTools({ bash: { env: opts.env } }),
+    readOutputTool(spill),
+    recallTool(() => session),
+  ])
     registry.register(tool)
+  // Compaction before a step whose request would pass the threshold of the window.
+  const kernel = new Kernel<LoopEvents>()
+  if (window) {
+    const { threshold, keepUserTurns, model: summaryModel } = opts.config.compaction
+    await kernel.load(
+      compactionPlugin({
+        adapter: choice.adapter,
+        model: summaryModel ?? model,
+        contextWindow: window.tokens,
+        threshold,
+        keepUserTurns,
+        onCompacted: (result) => {
+          opts.err(
+            result.ok
+              ? `  (compacted seq ${result.fromSeq}..${result.toSeq}: ${result.tokensBefore} -> ${result.tokensAfter} tokens)\n`
+              : `  (compaction: ${result.code}: ${result.message})\n`,
+          )
+        },
+      }),
+    )
+  }
   // Asked on the terminal when there is one; headless, `ask` refuses with NO_APPROVAL_CHANNEL.
   const asker =
     opts.approvalInput === undefined ? undefined : terminalApprovals(opts.approvalInput, opts.err)
@@ -114,14 +132,9 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   })
   const agent = new Agent({
     session,
-    adapter: createOpenAiCompatibleAdapter({
-      baseUrl,
-      ...(apiKey ? { apiKey } : {}),
-      ...(endpoint?.idleTimeoutSeconds
-        ? { idleTimeoutMs: endpoint.idleTimeoutSeconds * 1000 }
-        : {}),
-    }),
+    adapter: choice.adapter,
     model,
+    kernel,
     tools,
     turnHooks: workspace.turnHooks,
     prompt: () =>

@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startModelServer } from '../fixtures/model-server/server.js'
+import { chatRequests, startModelServer } from '../fixtures/model-server/server.js'
 import type { ModelServer } from '../fixtures/model-server/server.js'
 import { cliArgv, runCli, spawnCli, waitForJsonEvent } from '../fixtures/cli.js'
 
@@ -39,7 +39,7 @@ const calls = (...steps: ReturnType<typeof call>[]) => ({
 
 type ChatMessage = { role: string; content: string | null; tool_call_id?: string }
 const messagesOf = (index: number): ChatMessage[] =>
-  (server?.requests[index]?.body as { messages: ChatMessage[] }).messages
+  (chatRequests(server as ModelServer)[index]?.body as { messages: ChatMessage[] }).messages
 
 /** Processes whose command line is exactly `argv`, by pid (to find and reap a marked sleep). */
 function processesRunning(argv: string[]): number[] {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startModelServer } from '../fixtures/model-server/server.js'
+import { chatRequests, startModelServer } from '../fixtures/model-server/server.js'
 import type { ModelServer } from '../fixtures/model-server/server.js'
 import { cliArgv, runCli } from '../fixtures/cli.js'
 
@@ -47,7 +47,7 @@ describe('bridle run', () => {
     expect(run.stdout).toContain('The notes say: ship it.')
     expect(run.status).toBe(0)
     const toolMessage = (
-      server.requests[1]?.body as { messages: { role: string; content: string }[] }
+      chatRequests(server)[1]?.body as { messages: { role: string; content: string }[] }
     ).messages.at(-1)
     expect(toolMessage).toMatchObject({ role: 'tool', content: expect.stringContaining('ship it') })
   })
@@ -111,7 +111,7 @@ describe('bridle run', () => {
     expect(resumed.stdout).toContain('Continuing: the notes say ship it.')
     expect(resumed.status).toBe(0)
     const history = (
-      server.requests[1]?.body as { messages: { role: string; content: string | null }[] }
+      chatRequests(server)[1]?.body as { messages: { role: string; content: string | null }[] }
     ).messages
     expect(history.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user'])
     expect(history[2]?.content).toBe('Reading the notes, ')

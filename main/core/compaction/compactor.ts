@@ -95,7 +95,9 @@ export async function compactSession(
       return message.role === 'user' && message.kind === 'input'
     },
     tokensOf: (node) => count([messageAt(node)]),
-    keepTailTokens: opts.keepTailTokens ?? Math.ceil(tokensBefore * 0.2),
+    // By default a fifth of the history (not of the system prompt and tools) stays verbatim.
+    keepTailTokens:
+      opts.keepTailTokens ?? Math.ceil(count(all.filter((m) => m.role !== 'system')) * 0.2),
   })
   if (!range) {
     return {

@@ -41,6 +41,17 @@ export const Config = z
     defaultModel: z.string().min(1).optional(),
     approval: z.enum(['ask', 'auto-edit', 'full-auto']).default('ask'),
     approvalRules: z.array(ApprovalRuleConfig).default([]),
+    compaction: z
+      .object({
+        /** Compact when a request would fill more than this share of the context window. */
+        threshold: z.number().min(0.1).max(0.95).default(0.8),
+        /** The last K user turns stay verbatim. */
+        keepUserTurns: z.number().int().min(0).max(50).default(2),
+        /** A cheaper model (on the same endpoint) to write summaries; default: the session's. */
+        model: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({ threshold: 0.8, keepUserTurns: 2 }),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),

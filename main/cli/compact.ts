@@ -1,0 +1,55 @@
+import { compactSession, uncompactSession } from '../core/compaction/compactor.js'
+import type { CompactResult } from '../core/compaction/compactor.js'
+import type { Config } from '../core/host/config.js'
+import { Session } from '../core/log/index.js'
+import type { Store } from '../core/store/index.js'
+import { resolveModel } from './model.js'
+import type { ModelFlags } from './model.js'
+
+/**
+ * `bridle compact <sessionId> [--focus TEXT]`: replaces the early part of the session's view
+ * with a summary now, whatever the threshold. Ctrl+C cancels and changes nothing.
+ */
+export async function compactCommand(
+  opts: ModelFlags & {
+    readonly store: Store
+    readonly sessionId: string
+    readonly focus?: string
+    readonly config: Config
+  },
+): Promise<CompactResult> {
+  const choice = resolveModel(opts)
+  const session = Session.open(opts.store, opts.sessionId)
+  const controller = new AbortController()
+  const onSigint = () => {
+    controller.abort()
+  }
+  process.once('SIGINT', onSigint)
+  try {
+    const { keepUserTurns, model: summaryModel } = opts.config.compaction
+    return await compactSession(session, {
+      adapter: choice.adapter,
+      model: summaryModel ?? choice.model,
+      signal: controller.signal,
+      keepUserTurns,
+      ...(opts.focus === undefined ? {} : { focus: opts.focus }),
+    })
+  } finally {
+    process.off('SIGINT', onSigint)
+    session.close()
+  }
+}
+
+/** `bridle uncompact <sessionId> <checkpointSeq>`: puts a checkpoint's originals back in view. */
+export async function uncompactCommand(
+  store: Store,
+  sessionId: string,
+  checkpointSeq: number,
+): Promise<void> {
+  const session = Session.open(store, sessionId)
+  try {
+    await uncompactSession(session, checkpointSeq)
+  } finally {
+    session.close()
+  }
+}
