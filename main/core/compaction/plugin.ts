@@ -2,6 +2,8 @@ import type { Plugin } from '../kernel/index.js'
 import type { LoopEvents } from '../loop/agent.js'
 import { compactSession, roughCount } from './compactor.js'
 import type { CompactOptions, CompactResult } from './compactor.js'
+import { DEFAULT_PRUNE, pruneOldOutputs } from './prune.js'
+import type { PruneOptions } from './prune.js'
 
 export const DEFAULT_COMPACTION_THRESHOLD = 0.8
 
@@ -10,6 +12,11 @@ export interface AutoCompactionOptions extends Omit<CompactOptions, 'signal' | '
   readonly contextWindow: number
   /** Compact when the next request would fill more than this share of the window. */
   readonly threshold?: number
+  /**
+   * Past the threshold, first take large old tool outputs out of view (cheap); summarise only if
+   * that is not enough. `false` skips pruning.
+   */
+  readonly prune?: PruneOptions | false
   /** Told about every compaction attempt (for the CLI's note line and the UI). */
   readonly onCompacted?: (result: CompactResult) => void
 }
@@ -37,10 +44,15 @@ export function compactionPlugin(
           content: c.message,
           seq: session.length,
         }))
-        const tokens = count([...session.deriveMessages(), ...pending], tools)
-        if (tokens > threshold * opts.contextWindow) {
+        const measure = () => count([...session.deriveMessages(), ...pending], tools)
+        const limit = threshold * opts.contextWindow
+        if (measure() > limit && opts.prune !== false) {
+          await pruneOldOutputs(session, opts.prune ?? DEFAULT_PRUNE)
+        }
+        if (measure() > limit) {
+          const { prune: _prune, ...compactOpts } = opts
           const result = await compactSession(session, {
-            ...opts,
+            ...compactOpts,
             count,
             signal: input.signal,
             keepTailTokens:

@@ -18,11 +18,16 @@ const schema = z.object({
   limit: z.number().int().min(1).max(50).default(10).describe('At most this many events'),
 })
 
-/** Every node a checkpoint on the surface stands in for, in order (nested ones included). */
-function hiddenNodes(nodes: readonly SurfaceNode[]): SurfaceNode[] {
-  return nodes.flatMap((node) =>
-    node.kind === 'checkpoint' ? hiddenNodes(node.replaced ?? []).concat(node.replaced ?? []) : [],
-  )
+/**
+ * Every node the model cannot read in full: what checkpoints stand in for (nested ones
+ * included) and pruned outputs. Returned unpruned, so recall shows the originals.
+ */
+function hiddenNodes(nodes: readonly SurfaceNode[], isInsideCheckpoint = false): SurfaceNode[] {
+  return nodes.flatMap((node) => {
+    if (node.kind === 'checkpoint') return hiddenNodes(node.replaced ?? [], true)
+    if (isInsideCheckpoint || node.isPruned) return [{ ...node, isPruned: false }]
+    return []
+  })
 }
 
 /**
@@ -43,9 +48,7 @@ export function recallTool(session: () => Session): Tool {
       if (query === undefined && fromSeq === undefined && toSeq === undefined)
         throw new ToolError('INVALID_ARGUMENTS', 'Give a query, or a fromSeq/toSeq range.')
       const s = session()
-      const hidden = hiddenNodes(s.surfaceNodes())
-        .filter((node) => node.kind !== 'checkpoint')
-        .sort((a, b) => a.seq - b.seq)
+      const hidden = hiddenNodes(s.surfaceNodes()).sort((a, b) => a.seq - b.seq)
       if (hidden.length === 0)
         return Promise.resolve({ output: 'Nothing is compacted in this conversation yet.' })
       const eventAt = (seq: number) => {

@@ -14,6 +14,9 @@ export function applyToSurface(surface: Surface, event: LogEvent): void {
     case 'compaction/undone':
       surface.undo(event.data.checkpointSeq)
       return
+    case 'compaction/pruned':
+      surface.prune(event.data.seqs)
+      return
     default:
       if (MODEL_VISIBLE.has(event.type)) surface.add(surfaceNodeOf(event))
   }

@@ -241,6 +241,13 @@ export const eventData = {
     model: z.string().optional(),
   }),
   'compaction/undone': z.object({ checkpointSeq: z.number().int().nonnegative() }),
+  /**
+   * Large tool outputs taken out of the model's view (each shown as a one-line stub naming its
+   * outputRef); the outputs stay in the log and in their spill files.
+   */
+  'compaction/pruned': z.object({
+    seqs: z.array(z.number().int().nonnegative()).min(1),
+  }),
   'workspace/diff': z.object({
     files: z.array(
       z.object({

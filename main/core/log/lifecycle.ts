@@ -188,6 +188,7 @@ export class Lifecycle {
       case 'request/header':
       case 'compaction/checkpoint':
       case 'compaction/undone':
+      case 'compaction/pruned':
       case 'deliverable/present':
       case 'recovery/repaired':
       case 'error':

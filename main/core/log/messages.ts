@@ -57,9 +57,11 @@ export function messageOf(node: SurfaceNode, eventAt: (seq: number) => LogEvent)
         role: 'tool',
         callId: event.data.callId,
         isError: !event.data.ok,
-        content: event.data.ok
-          ? event.data.output
-          : `${event.data.error.code}: ${event.data.error.message}`,
+        content: node.isPruned
+          ? prunedStub(event)
+          : event.data.ok
+            ? event.data.output
+            : `${event.data.error.code}: ${event.data.error.message}`,
         seq: event.seq,
       })
     case 'compaction/checkpoint':
@@ -72,6 +74,15 @@ export function messageOf(node: SurfaceNode, eventAt: (seq: number) => LogEvent)
     default:
       throw new Error(`seq ${event.seq} (${event.type}) is on the surface but is not model-visible`)
   }
+}
+
+/** What the model sees of a pruned output: its size and where to read it again. */
+function prunedStub(event: LogEvent & { type: 'tool/result' }): string {
+  const text = event.data.ok ? event.data.output : event.data.error.message
+  const where = event.data.outputRef
+    ? `read_output with ref "${event.data.outputRef}"`
+    : `recall with fromSeq ${event.seq} and toSeq ${event.seq}`
+  return `[output pruned from view to save context: ${Buffer.byteLength(text)} bytes; ${where} shows it again]`
 }
 
 /** The system message of a `request/header` event: its sections in order. */

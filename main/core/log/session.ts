@@ -355,6 +355,9 @@ export class Session {
       case 'compaction/undone':
         this.surface.checkUndo(event.data.checkpointSeq)
         break
+      case 'compaction/pruned':
+        this.surface.checkPrune(event.data.seqs)
+        break
       case 'request/start':
         if (this.events[event.data.headerSeq]?.type !== 'request/header') {
           throw new LogError(

@@ -48,6 +48,8 @@ export function summarizeEvent(event: LogEvent): string {
       return `${event.data.callId} ${event.data.decision}${event.data.remember ? ' (remembered)' : ''}${event.data.reason ? `: ${clip(event.data.reason, 50)}` : ''}`
     case 'compaction/checkpoint':
       return `replaces ${event.data.fromSeq}..${event.data.toSeq}, ${event.data.tokensBefore} -> ${event.data.tokensAfter} tokens`
+    case 'compaction/pruned':
+      return `prunes ${event.data.seqs.length} tool output(s) from view`
     case 'compaction/undone':
       return `undoes checkpoint ${event.data.checkpointSeq}`
     case 'workspace/diff':

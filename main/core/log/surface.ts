@@ -10,6 +10,8 @@ export interface SurfaceNode {
   readonly callId?: string
   /** What a checkpoint node stands in for, so `undo` can put it back. */
   readonly replaced?: readonly SurfaceNode[]
+  /** A tool node whose output the model now sees only as a stub. */
+  readonly isPruned?: boolean
 }
 
 export interface SurfaceMark {
@@ -99,6 +101,25 @@ export class Surface {
     const at = this.checkUndo(checkpointSeq)
     const node = this.list[at]
     this.list = [...this.list.slice(0, at), ...(node?.replaced ?? []), ...this.list.slice(at + 1)]
+    this.gen++
+  }
+
+  /** Throws unless every seq is an unpruned tool result on the surface. */
+  checkPrune(seqs: readonly number[]): void {
+    const tools = new Map(this.list.map((node) => [node.seq, node]))
+    for (const seq of seqs) {
+      const node = tools.get(seq)
+      if (node?.kind !== 'tool')
+        throw invalid(`seq ${seq} is not a tool result on the surface, so it cannot be pruned`)
+      if (node.isPruned) throw invalid(`the output at seq ${seq} is already pruned`)
+    }
+  }
+
+  /** Shows the outputs at `seqs` as stubs from now on. */
+  prune(seqs: readonly number[]): void {
+    this.checkPrune(seqs)
+    const pruned = new Set(seqs)
+    this.list = this.list.map((node) => (pruned.has(node.seq) ? { ...node, isPruned: true } : node))
     this.gen++
   }
 

@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineTool } from '../../../main/core/tools/types.js'
+import { fullAutoTools } from '../../fixtures/pipeline.js'
 import {
   compactSession,
   roughCount,
@@ -209,6 +212,69 @@ describe('compaction', () => {
       'compaction CANCELLED',
     ])
     expect(h.session.slice().some((e) => e.type === 'compaction/checkpoint')).toBe(false)
+  })
+})
+
+describe('pruning old tool outputs', () => {
+  const big = defineTool({
+    name: 'dump',
+    description: 'prints a lot',
+    kind: 'read',
+    schema: z.object({ tag: z.string() }),
+    run: ({ tag }) => Promise.resolve({ output: `${tag}:${'x'.repeat(10_000)}` }),
+  })
+  const dump = (id: string, tag: string) => ({
+    steps: [
+      { toolCall: { id, name: 'dump', args: JSON.stringify({ tag }) } },
+      { finish: 'tool_calls' },
+    ],
+  })
+
+  it('past the threshold, old large outputs become stubs first; no summary is needed when that suffices', async () => {
+    // A summariser that would fail: the test proves it is never asked.
+    const adapter = await startSummariser({ script: [] })
+    const results: CompactResult[] = []
+    const kernel = new Kernel<LoopEvents>()
+    await kernel.load(
+      compactionPlugin({
+        adapter,
+        model: 'summariser',
+        contextWindow: 8000,
+        prune: { keepSteps: 2, minBytes: 4096 },
+        onCompacted: (result) => results.push(result),
+      }),
+    )
+    h = await startHarness(
+      [dump('c1', 'ONE'), dump('c2', 'TWO'), dump('c3', 'THREE'), 'dumped', 'next answer'],
+      { kernel, makeTools: (dirs) => fullAutoTools([big], dirs) },
+    )
+    await turn('dump three times')
+    await turn('and now?')
+    expect(results).toEqual([])
+    expect(summariser?.requests).toHaveLength(0)
+    // Before the fourth step three outputs passed 80% of the window; the two latest steps stay
+    // whole, so only the first output became a stub, and that was enough.
+    const pruned = h.session.slice().filter((e) => e.type === 'compaction/pruned')
+    expect(pruned).toHaveLength(1)
+    const last = wireMessages(h.server, h.server.requests.length - 1)
+    const tools = last.filter((m) => m.role === 'tool').map((m) => m.content ?? '')
+    expect(tools).toHaveLength(3)
+    expect(tools[0]).toMatch(
+      /^\[output pruned from view to save context: 10004 bytes; recall with fromSeq \d+ and toSeq \d+ shows it again\]$/,
+    )
+    expect(tools[1]).toBe(`TWO:${'x'.repeat(10_000)}`)
+    expect(tools[2]).toBe(`THREE:${'x'.repeat(10_000)}`)
+    expectEveryResultHasItsCall(h.server)
+
+    const session = h.session
+    const recall = recallTool(() => session)
+    const ctx = {
+      projectDir: h.projectDir,
+      signal: new AbortController().signal,
+      beforeWrite: () => undefined,
+    }
+    const found = await recall.run(recall.schema.parse({ query: 'ONE:' }), ctx)
+    expect(found.output).toContain(`ONE:${'x'.repeat(10_000)}`)
   })
 })
 

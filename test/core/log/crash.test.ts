@@ -185,6 +185,7 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'request/header':
       case 'compaction/checkpoint':
       case 'compaction/undone':
+      case 'compaction/pruned':
       case 'approval/requested':
       case 'approval/decided':
       case 'workspace/diff':
