@@ -178,6 +178,8 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
             note(`  -> ${event.data.name} ${JSON.stringify(event.data.args)}`)
           if (event.type === 'tool/result' && !event.data.ok)
             note(`  <- ${event.data.error.code}: ${event.data.error.message}`)
+          const exitCode = event.type === 'tool/result' ? event.data.metadata?.exitCode : undefined
+          if (typeof exitCode === 'number' && exitCode !== 0) note(`  <- exit code ${exitCode}`)
           if (event.type === 'error') note(`  ! ${event.data.code}: ${event.data.message}`)
           if (event.type === 'step/end' && !cursor.atLineStart) write('\n')
         }),
