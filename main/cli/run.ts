@@ -7,7 +7,8 @@ import { Agent } from '../core/loop/agent.js'
 import type { LoopEvents, TurnOutcome } from '../core/loop/agent.js'
 import { Session } from '../core/log/index.js'
 import type { LogEvent } from '../core/log/index.js'
-import { defaultPrompt } from '../core/prompt/default.js'
+import { createPromptSections } from '../core/prompt/builtin.js'
+import { turnContext } from '../core/prompt/context.js'
 import type { Store } from '../core/store/index.js'
 import { ApprovalPolicy } from '../core/tools/approvals.js'
 import type { ApprovalMode } from '../core/tools/approvals.js'
@@ -130,6 +131,13 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     projectDir,
     workspace,
   })
+  // Built once per run: the system prompt (AGENTS.md included) stays byte-identical for every
+  // request; the date and git state go in as a context message at turn start instead.
+  const sections = await createPromptSections({
+    projectDir,
+    platform: process.platform,
+    toolNames: tools.specs().map((t) => t.name),
+  })
   const agent = new Agent({
     session,
     adapter: choice.adapter,
@@ -137,12 +145,8 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     kernel,
     tools,
     turnHooks: workspace.turnHooks,
-    prompt: () =>
-      defaultPrompt({
-        projectDir,
-        platform: process.platform,
-        toolNames: tools.specs().map((t) => t.name),
-      }),
+    prompt: () => sections.assemble(),
+    turnContext: turnContext({ projectDir }),
     limits: {
       ...((opts.maxSteps ?? opts.config.limits.maxSteps)
         ? { maxSteps: opts.maxSteps ?? opts.config.limits.maxSteps }

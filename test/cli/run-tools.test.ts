@@ -196,9 +196,11 @@ describe('bridle run with the built-in tools', () => {
     expect(unknown).toContain('Check the current state')
     expect(notStarted).toContain('TOOL_NOT_STARTED')
     expect(notStarted).toContain('safe to run again')
-    // The call order survives: assistant calls, then both results, then the new prompt.
+    // The call order survives: assistant calls, then both results, then the new prompt (the
+    // first user message is the first run's context: date and git state).
     expect(history.map((m) => m.role)).toEqual([
       'system',
+      'user',
       'user',
       'assistant',
       'tool',

@@ -113,9 +113,11 @@ describe('bridle run', () => {
     const history = (
       chatRequests(server)[1]?.body as { messages: { role: string; content: string | null }[] }
     ).messages
-    expect(history.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user'])
-    expect(history[2]?.content).toBe('Reading the notes, ')
-    expect(history[3]?.content).toBe('go on')
+    // The first run's context message (date, git) comes first; the same day adds no second one.
+    expect(history.map((m) => m.role)).toEqual(['system', 'user', 'user', 'assistant', 'user'])
+    expect(history[1]?.content).toContain("Today's date:")
+    expect(history[3]?.content).toBe('Reading the notes, ')
+    expect(history[4]?.content).toBe('go on')
     const timeline = await inspect(sessionId)
     expect(timeline.stdout).toMatch(/recovery\/repaired\s+crash: 3 synthetic event\(s\)/)
     expect(timeline.stdout).toMatch(/turn\/end\s+interrupted-by-crash/)

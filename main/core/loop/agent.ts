@@ -84,6 +84,13 @@ export interface AgentOptions {
     start?(turn: number): void
     end?(turn: number, session: Session): void
   }
+  /**
+   * Asked once as a turn starts, after `turn/start` and before any step: text returned is logged
+   * as a `user/message` of kind `context` (so it precedes the turn's input and the requests only
+   * grow); undefined logs nothing. Must not throw (return undefined instead): a throw is logged
+   * as a `TURN_CONTEXT_FAILED` error and the turn goes on without context.
+   */
+  readonly turnContext?: (session: Session, signal: AbortSignal) => Promise<string | undefined>
 }
 
 export interface TurnOutcome {
@@ -113,6 +120,8 @@ export class Agent {
   private controller: AbortController | undefined
   private stopReason: StopReason | undefined
   private running: Promise<TurnOutcome[]> | undefined
+  /** Whether this agent compared the prompt with the session's header yet (`resume` vs `change`). */
+  private hasCheckedHeader = false
 
   constructor(private readonly opts: AgentOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits }
@@ -208,6 +217,7 @@ export class Agent {
       return error ? { turn, reason, error } : { turn, reason }
     }
     try {
+      await this.appendTurnContext(controller.signal)
       for (let step = 1; ; step++) {
         if (isAborted(controller.signal)) return await end(this.stoppedAs())
         if (step > this.limits.maxSteps) return await end('max-steps')
@@ -236,6 +246,25 @@ export class Agent {
       clearTimeout(deadline)
       this.controller = undefined
     }
+  }
+
+  /** Logs the turn's volatile context (date, git state) from the `turnContext` hook, if it has any. */
+  private async appendTurnContext(signal: AbortSignal): Promise<void> {
+    const hook = this.opts.turnContext
+    if (!hook) return
+    let text: string | undefined
+    try {
+      text = await hook(this.session, signal)
+    } catch (error) {
+      this.session.append('error', {
+        scope: 'turn',
+        code: 'TURN_CONTEXT_FAILED',
+        message: error instanceof Error ? error.message : String(error),
+      })
+      return
+    }
+    if (text !== undefined && !isAborted(signal))
+      this.session.append('user/message', { content: text, kind: 'context' })
   }
 
   /**
@@ -314,7 +343,11 @@ export class Agent {
     return 'again'
   }
 
-  /** Logs `request/header` when the system prompt or the tools differ from the last one logged. */
+  /**
+   * Logs `request/header` when the system prompt or the tools differ from the last one logged:
+   * `initial` in a new session, `resume` when this agent reopened a session whose prompt has
+   * changed since (e.g. AGENTS.md was edited), `change` when it changed while this agent ran.
+   */
   private headerSeq(): number {
     const session = this.session
     const sections = this.opts.prompt().map(({ name, text }) => ({ name, text }))
@@ -325,12 +358,14 @@ export class Agent {
     }))
     const wanted = JSON.stringify({ sections, tools })
     const last = session.latestHeader()
+    const isFirst = !this.hasCheckedHeader
+    this.hasCheckedHeader = true
     if (last && JSON.stringify({ sections: last.data.sections, tools: last.data.tools }) === wanted)
       return last.seq
     return session.append('request/header', {
       sections,
       tools,
-      reason: last ? 'change' : 'initial',
+      reason: !last ? 'initial' : isFirst ? 'resume' : 'change',
     }).seq
   }
 
