@@ -8,9 +8,15 @@ import { benchBridge } from './bridge-bench.js'
 import type { Figure } from './figures.js'
 import { benchLog } from './log-bench.js'
 import { benchLoop } from './loop-bench.js'
+import { benchTokens } from './tokens-bench.js'
 
 const started = performance.now()
-const figures: Figure[] = [...(await benchLog()), ...(await benchLoop()), ...(await benchBridge())]
+const figures: Figure[] = [
+  ...(await benchLog()),
+  ...(await benchLoop()),
+  ...(await benchBridge()),
+  ...(await benchTokens()),
+]
 
 console.log(
   `\nBridle bench on node ${process.versions.node}, ${process.platform}/${process.arch}\n`,
