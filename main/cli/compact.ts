@@ -3,6 +3,7 @@ import type { CompactResult } from '../core/compaction/compactor.js'
 import type { Config } from '../core/host/config.js'
 import { Session } from '../core/log/index.js'
 import type { Store } from '../core/store/index.js'
+import { sessionTokens } from '../core/tokens/index.js'
 import { resolveModel } from './model.js'
 import type { ModelFlags } from './model.js'
 
@@ -32,6 +33,7 @@ export async function compactCommand(
       model: summaryModel ?? choice.model,
       signal: controller.signal,
       keepUserTurns,
+      count: sessionTokens(session.slice(), choice.model).total,
       ...(opts.focus === undefined ? {} : { focus: opts.focus }),
     })
   } finally {

@@ -9,6 +9,7 @@ import { Session } from '../core/log/index.js'
 import type { LogEvent } from '../core/log/index.js'
 import { createPromptSections } from '../core/prompt/builtin.js'
 import { turnContext } from '../core/prompt/context.js'
+import { sessionTokens } from '../core/tokens/index.js'
 import type { Store } from '../core/store/index.js'
 import { ApprovalPolicy } from '../core/tools/approvals.js'
 import type { ApprovalMode } from '../core/tools/approvals.js'
@@ -69,6 +70,9 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const created = session.event(0)
   const projectDir =
     created?.type === 'session/created' ? created.data.projectDir : realpathSync(opts.projectDir)
+  // Counted with the model's tokenizer, or an estimate calibrated by what the server reported
+  // in this session so far.
+  const tokens = sessionTokens(session.slice(), model)
   const registry = new ToolRegistry()
   const spill = new OutputSpill(join(opts.dataDir, 'outputs'))
   for (const tool of [
@@ -80,13 +84,15 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   // Compaction before a step whose request would pass the threshold of the window.
   const kernel = new Kernel<LoopEvents>()
   if (window) {
-    const { threshold, keepUserTurns, model: summaryModel } = opts.config.compaction
+    const { threshold, keepUserTurns, model: summaryModel, prune } = opts.config.compaction
     await kernel.load(
       compactionPlugin({
         adapter: choice.adapter,
         model: summaryModel ?? model,
         contextWindow: window.tokens,
         threshold,
+        count: tokens.total,
+        prune,
         keepUserTurns,
         onCompacted: (result) => {
           opts.err(
@@ -147,6 +153,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     turnHooks: workspace.turnHooks,
     prompt: () => sections.assemble(),
     turnContext: turnContext({ projectDir }),
+    tokens,
     limits: {
       ...((opts.maxSteps ?? opts.config.limits.maxSteps)
         ? { maxSteps: opts.maxSteps ?? opts.config.limits.maxSteps }

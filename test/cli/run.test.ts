@@ -121,6 +121,8 @@ describe('bridle run', () => {
     const timeline = await inspect(sessionId)
     expect(timeline.stdout).toMatch(/recovery\/repaired\s+crash: 3 synthetic event\(s\)/)
     expect(timeline.stdout).toMatch(/turn\/end\s+interrupted-by-crash/)
+    // Every request is logged with what we counted it at (no tokenizer for `scripted`: estimated).
+    expect(timeline.stdout).toMatch(/request\/start\s+.*scripted.*, ~\d+ tokens \(estimate\)/)
   })
 
   it('Ctrl+C stops the turn cleanly: interrupted message, turn/end cancelled, exit 130', async () => {

@@ -49,9 +49,24 @@ export const Config = z
         keepUserTurns: z.number().int().min(0).max(50).default(2),
         /** A cheaper model (on the same endpoint) to write summaries; default: the session's. */
         model: z.string().min(1).optional(),
+        /**
+         * Past the threshold, large tool outputs older than the last `keepSteps` steps leave the
+         * view first (a stub names their outputRef); `false` goes straight to a summary.
+         */
+        prune: z
+          .union([
+            z.literal(false),
+            z
+              .object({
+                keepSteps: z.number().int().min(0).max(1000).default(4),
+                minBytes: z.number().int().min(0).default(4096),
+              })
+              .strict(),
+          ])
+          .default({ keepSteps: 4, minBytes: 4096 }),
       })
       .strict()
-      .default({ threshold: 0.8, keepUserTurns: 2 }),
+      .default({ threshold: 0.8, keepUserTurns: 2, prune: { keepSteps: 4, minBytes: 4096 } }),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),

@@ -121,6 +121,20 @@ export const Usage = z.object({
   cachedInputTokens: z.number().int().nonnegative().optional(),
 })
 
+/** A request's prompt in tokens, by part (see main/core/tokens). */
+export const TokenEstimate = z.object({
+  /** The whole prompt, calibrated: what budgets and compaction go by. */
+  tokens: z.number().int().nonnegative(),
+  /** The same before calibration: what the server's figure is compared with to learn a ratio. */
+  uncalibrated: z.number().int().nonnegative(),
+  system: z.number().int().nonnegative(),
+  tools: z.number().int().nonnegative(),
+  history: z.number().int().nonnegative(),
+  /** `o200k_base`, `cl100k_base` (the model's own tokenizer) or `estimate`. */
+  method: z.string().min(1),
+})
+export type TokenEstimate = z.infer<typeof TokenEstimate>
+
 export const FinishReason = z.enum([
   'stop',
   'tool-calls',
@@ -192,6 +206,11 @@ export const eventData = {
     model: z.string().min(1),
     params: z.record(z.string(), Json),
     headerSeq: z.number().int().nonnegative(),
+    /**
+     * What we counted this request's prompt at, before sending it; the server's own figure comes
+     * back as the step's `assistant/message` usage, so the two sit side by side in the log.
+     */
+    estimate: TokenEstimate.optional(),
   }),
   'assistant/chunk': z.object({ deltas: z.array(ChunkDelta).min(1) }),
   'assistant/message': z.object({

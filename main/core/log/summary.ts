@@ -24,7 +24,7 @@ export function summarizeEvent(event: LogEvent): string {
     case 'request/header':
       return `${event.data.reason}: ${event.data.sections.length} section(s), ${event.data.tools.length} tool(s)`
     case 'request/start':
-      return `${event.data.provider} ${event.data.model} (header ${event.data.headerSeq})`
+      return `${event.data.provider} ${event.data.model} (header ${event.data.headerSeq})${event.data.estimate ? `, ~${event.data.estimate.tokens} tokens (${event.data.estimate.method})` : ''}`
     case 'assistant/chunk':
       return `${event.data.deltas.length} delta(s)`
     case 'assistant/message': {
@@ -34,7 +34,12 @@ export function summarizeEvent(event: LogEvent): string {
         text ? clip(text, 60) : '',
         calls.length > 0 ? `calls ${calls.join(', ')}` : '',
       ]
-      return `${parts.filter(Boolean).join(' · ') || '(empty)'} [${event.data.finish}${event.data.interrupted ? ', interrupted' : ''}]`
+      const { usage } = event.data
+      const tokens =
+        usage?.inputTokens === undefined
+          ? ''
+          : `, ${usage.inputTokens} in${usage.outputTokens === undefined ? '' : ` / ${usage.outputTokens} out`}`
+      return `${parts.filter(Boolean).join(' · ') || '(empty)'} [${event.data.finish}${event.data.interrupted ? ', interrupted' : ''}${tokens}]`
     }
     case 'tool/call':
       return `${event.data.name} ${event.data.callId} ${clip(JSON.stringify(event.data.args), 50)}`

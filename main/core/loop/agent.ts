@@ -4,6 +4,7 @@ import type {
   ChunkDelta,
   FinishReason,
   JsonValue,
+  TokenEstimate,
   ToolCallBlock,
   TurnEndReason,
 } from '../log/events.js'
@@ -17,6 +18,7 @@ import type {
   StreamPart,
   ToolSpec,
 } from '../models/types.js'
+import type { Calibration, TokenCounter } from '../tokens/index.js'
 import { MessageAssembler } from './assemble.js'
 import { DEFAULT_RETRY, retryDelayMs, sleep } from './retry.js'
 import type { RetryPolicy } from './retry.js'
@@ -91,6 +93,11 @@ export interface AgentOptions {
    * as a `TURN_CONTEXT_FAILED` error and the turn goes on without context.
    */
   readonly turnContext?: (session: Session, signal: AbortSignal) => Promise<string | undefined>
+  /**
+   * Counts each request's prompt before it is sent, logged as `request/start`'s `estimate`; the
+   * calibration (the one the counter scales by) learns from the prompt tokens the server reports.
+   */
+  readonly tokens?: { readonly counter: TokenCounter; readonly calibration?: Calibration }
 }
 
 export interface TurnOutcome {
@@ -384,12 +391,14 @@ export class Agent {
     | { kind: 'stopped'; assembler: MessageAssembler }
   > {
     const session = this.session
+    const estimate = this.estimate(headerSeq)
     for (let attempt = 0; ; attempt++) {
       const start = session.append('request/start', {
         provider: this.opts.adapter.provider,
         model: this.opts.model,
         params: { ...this.opts.params } as Record<string, JsonValue>,
         headerSeq,
+        ...(estimate ? { estimate } : {}),
       })
       const request = requestFromLog(session, start.seq)
       await session.flush()
@@ -401,7 +410,10 @@ export class Agent {
       const assembler = new MessageAssembler()
       const outcome = await this.stream(request, assembler, turn, step, signal)
       if (signal.aborted) return { kind: 'stopped', assembler }
-      if (outcome.type === 'finish') return { kind: 'finished', assembler, finish: outcome.reason }
+      if (outcome.type === 'finish') {
+        this.learn(estimate, assembler.usage?.inputTokens)
+        return { kind: 'finished', assembler, finish: outcome.reason }
+      }
       const { error } = outcome
       const canRetry = error.isRetryable && !assembler.hasContent && attempt < this.retry.retries
       if (!canRetry) return { kind: 'failed', assembler, error }
@@ -417,6 +429,30 @@ export class Agent {
       })
       if (!(await sleep(delay, signal))) return { kind: 'stopped', assembler }
     }
+  }
+
+  /** The prompt the next request will carry, counted; undefined without a counter. */
+  private estimate(headerSeq: number): TokenEstimate | undefined {
+    const counter = this.opts.tokens?.counter
+    if (!counter) return undefined
+    const header = this.session.event(headerSeq)
+    const tools = header?.type === 'request/header' ? header.data.tools : []
+    const count = counter.countMessages(this.session.deriveMessages(), tools)
+    return {
+      tokens: count.total,
+      uncalibrated: count.uncalibrated,
+      system: count.system,
+      tools: count.tools,
+      history: count.history,
+      method: counter.encoding ?? 'estimate',
+    }
+  }
+
+  /** Teaches the calibration how the server counted a prompt we estimated. */
+  private learn(estimate: TokenEstimate | undefined, reported: number | undefined): void {
+    const calibration = this.opts.tokens?.calibration
+    if (!calibration || !estimate || reported === undefined) return
+    calibration.observe(this.opts.model, estimate.uncalibrated, reported)
   }
 
   private async stream(
