@@ -8,6 +8,7 @@
  * message. This module is pure zod: it is imported by main, preload and renderer alike.
  */
 import { z } from 'zod'
+import { Config } from './settings.js'
 
 export const ErrorCode = z.enum([
   /** The method name is not in the contract. */
@@ -22,12 +23,33 @@ export const ErrorCode = z.enum([
   'INVALID_RESULT',
   /** The bridge connection is closed or not yet open. */
   'DISCONNECTED',
+  /** The session, output, endpoint or checkpoint named does not exist. */
+  'NOT_FOUND',
+  /** A path is outside the project, not a folder, or not readable. */
+  'INVALID_PATH',
+  /** Settings failed validation; `fields` says which and why. Nothing was written. */
+  'INVALID_SETTINGS',
+  /** The session is busy (a turn runs) or locked by another process. */
+  'CONFLICT',
+  /** The action needs something this transport cannot do (a folder picker in serve mode). */
+  'UNSUPPORTED',
+  /** A model endpoint failed; the message says what and what to do. */
+  'ENDPOINT_FAILED',
   /** Anything else the Host threw; the message says what. */
   'INTERNAL',
 ])
 export type ErrorCode = z.infer<typeof ErrorCode>
 
-export const BridgeError = z.object({ code: ErrorCode, message: z.string() })
+/** One field's validation failure: `path` is dotted (`endpoints.local.baseUrl`). */
+export const FieldError = z.object({ path: z.string(), message: z.string() })
+export type FieldError = z.infer<typeof FieldError>
+
+export const BridgeError = z.object({
+  code: ErrorCode,
+  message: z.string(),
+  /** With INVALID_SETTINGS and INVALID_PARAMS: each failing field, for errors next to the input. */
+  fields: z.array(FieldError).optional(),
+})
 export type BridgeError = z.infer<typeof BridgeError>
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: BridgeError }
@@ -54,6 +76,168 @@ export const AppInfoResult = z.object({
 })
 export type AppInfoResult = z.infer<typeof AppInfoResult>
 
+// ---- Shared shapes ------------------------------------------------------------------------
+
+const Id = z.string().min(1).max(200)
+const Seq = z.number().int().nonnegative()
+const Millis = z.number().int().nonnegative()
+const Limit = (max: number, fallback: number) => z.number().int().min(1).max(max).default(fallback)
+
+export const Project = z.object({
+  /** The folder's real path. */
+  path: z.string().min(1),
+  name: z.string(),
+  openedAt: Millis,
+})
+export type Project = z.infer<typeof Project>
+
+export const SessionSummary = z.object({
+  id: Id,
+  parentId: Id.nullable(),
+  /** The fork point: the child's history is the parent's events before this seq. */
+  forkSeq: Seq.nullable(),
+  title: z.string().nullable(),
+  projectDir: z.string(),
+  model: z.string().nullable(),
+  createdAt: Millis,
+  updatedAt: Millis,
+  /** Model-visible user and assistant messages (own and inherited). */
+  messageCount: z.number().int().nonnegative(),
+  /** Events in the whole history: the next seq. */
+  eventCount: z.number().int().nonnegative(),
+  deletedAt: Millis.nullable(),
+  /** A turn is running now in this app. */
+  isRunning: z.boolean(),
+})
+export type SessionSummary = z.infer<typeof SessionSummary>
+
+/** An event of the log as the renderer sees it; `data` is the type's payload (main/core/log/events.ts). */
+export const EventDto = z.object({
+  seq: Seq,
+  type: z.string().min(1),
+  v: z.number().int().positive(),
+  turn: z.number().int().nonnegative(),
+  step: z.number().int().nonnegative(),
+  at: Millis,
+  data: z.record(z.string(), z.unknown()),
+})
+export type EventDto = z.infer<typeof EventDto>
+
+export const ApprovalRequest = z.object({
+  sessionId: Id,
+  callId: Id,
+  tool: z.string(),
+  /** What will happen, in words (the command, the file and the change). */
+  description: z.string(),
+  /** The arguments as the model sent them, parsed. */
+  args: z.unknown(),
+  /** The rule "always" would remember (`npm test`); absent when no standing rule fits. */
+  approvalKey: z.string().optional(),
+})
+export type ApprovalRequest = z.infer<typeof ApprovalRequest>
+
+export const CompactionOutcome = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('compacted'),
+    checkpointSeq: Seq,
+    fromSeq: Seq,
+    toSeq: Seq,
+    tokensBefore: z.number().int().nonnegative(),
+    tokensAfter: z.number().int().nonnegative(),
+  }),
+  z.object({
+    status: z.enum(['nothing-to-compact', 'failed', 'cancelled']),
+    message: z.string(),
+  }),
+])
+export type CompactionOutcome = z.infer<typeof CompactionOutcome>
+
+/** An endpoint as the renderer sees it: never the key, only whether there is one and where. */
+export const EndpointInfo = z.object({
+  id: Id,
+  baseUrl: z.string(),
+  isDefault: z.boolean(),
+  /** `stored`: in the credential store; `env`: from the named variable (set or not); `none`. */
+  key: z.enum(['none', 'stored', 'env', 'env-missing']),
+  apiKeyEnv: z.string().optional(),
+})
+export type EndpointInfo = z.infer<typeof EndpointInfo>
+
+export const ModelInfo = z.object({
+  id: z.string().min(1),
+  /** The window in tokens, when the server says or config sets it. */
+  contextWindow: z.number().int().positive().optional(),
+  /** Whether the model advertises tool calling; absent when unknown. */
+  supportsTools: z.boolean().optional(),
+})
+export type ModelInfo = z.infer<typeof ModelInfo>
+
+export const DiscoveredServer = z.object({
+  /** `ollama`, `lm-studio`, `llama.cpp`, `vllm`, or `openai-compatible`. */
+  kind: z.string().min(1),
+  baseUrl: z.string().min(1),
+  models: z.array(ModelInfo),
+})
+export type DiscoveredServer = z.infer<typeof DiscoveredServer>
+
+/** The settings the renderer may read and change: config.json, defaults filled in. */
+export const SettingsView = z.object({
+  config: Config,
+  endpoints: z.array(EndpointInfo),
+  /** Where config.json lives, to show the user. */
+  path: z.string(),
+})
+export type SettingsView = z.infer<typeof SettingsView>
+
+/** What the model was sent for one request, rebuilt from the log, with tokens per part. */
+export const RequestView = z.object({
+  startSeq: Seq,
+  model: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  messages: z.array(
+    z.object({
+      role: z.enum(['system', 'user', 'assistant', 'tool']),
+      /** Where the message comes from: its event, or the checkpoint that replaced a range. */
+      seq: Seq,
+      /** `input`, `context`, `summary`, `pruned` ...: what kind of message this is. */
+      kind: z.string().optional(),
+      content: z.string(),
+      toolCalls: z
+        .array(z.object({ callId: z.string(), name: z.string(), args: z.string() }))
+        .optional(),
+      callId: z.string().optional(),
+      tokens: z.number().int().nonnegative(),
+    }),
+  ),
+  tools: z.array(z.object({ name: z.string(), description: z.string(), parameters: z.unknown() })),
+  tokens: z.object({
+    system: z.number().int().nonnegative(),
+    tools: z.number().int().nonnegative(),
+    history: z.number().int().nonnegative(),
+    checkpoint: z.number().int().nonnegative(),
+    toolOutputs: z.number().int().nonnegative(),
+    total: z.number().int().nonnegative(),
+    /** `o200k_base`, `cl100k_base` or `estimate`. */
+    method: z.string(),
+  }),
+  /** The server's own count, from the step's usage, when it reported one. */
+  reportedInputTokens: z.number().int().nonnegative().optional(),
+})
+export type RequestView = z.infer<typeof RequestView>
+
+export const FileChange = z.object({
+  path: z.string(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  additions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+  /** A unified diff against the turn's snapshot; absent for binary or oversized files. */
+  patch: z.string().optional(),
+  isBinary: z.boolean().optional(),
+})
+export type FileChange = z.infer<typeof FileChange>
+
+// ---- Methods ------------------------------------------------------------------------------
+
 interface MethodSpec {
   readonly params: z.ZodType
   readonly result: z.ZodType
@@ -66,6 +250,259 @@ export const methods = {
     params: z.object({}).strict(),
     result: AppInfoResult,
   },
+
+  'project/open': {
+    description:
+      'Opens a project folder: the given path, or (in the app, without a path) a folder picker. `project: null` when the picker was cancelled.',
+    params: z.object({ path: z.string().min(1).max(4096).optional() }).strict(),
+    result: z.object({ project: Project.nullable() }),
+  },
+  'project/recent': {
+    description: 'Recently opened project folders, newest first (missing folders left out).',
+    params: z.object({ limit: Limit(50, 10) }).strict(),
+    result: z.object({ projects: z.array(Project) }),
+  },
+
+  'session/list': {
+    description: 'Sessions by latest activity, cursor-paged; optionally of one project.',
+    params: z
+      .object({
+        cursor: z.string().max(1000).nullable().optional(),
+        limit: Limit(200, 50),
+        projectDir: z.string().min(1).optional(),
+        includeDeleted: z.boolean().default(false),
+      })
+      .strict(),
+    result: z.object({ items: z.array(SessionSummary), nextCursor: z.string().nullable() }),
+  },
+  'session/create': {
+    description: 'A new, empty session in a project folder, with an endpoint and model.',
+    params: z
+      .object({
+        projectDir: z.string().min(1),
+        title: z.string().max(200).optional(),
+        endpointId: Id.optional(),
+        model: z.string().min(1).optional(),
+      })
+      .strict(),
+    result: SessionSummary,
+  },
+  'session/get': {
+    description: 'One session, with what is pending in it now.',
+    params: z.object({ sessionId: Id }).strict(),
+    result: z.object({
+      session: SessionSummary,
+      pendingApprovals: z.array(ApprovalRequest),
+      /** The model's window in tokens, when known; with the last request's estimate, a meter. */
+      contextWindow: z.number().int().positive().optional(),
+    }),
+  },
+  'session/rename': {
+    description: 'Sets the title (an empty title clears it).',
+    params: z.object({ sessionId: Id, title: z.string().max(200) }).strict(),
+    result: SessionSummary,
+  },
+  'session/delete': {
+    description: 'Moves a session (and not its forks) to the trash; `session/restore` undoes it.',
+    params: z.object({ sessionId: Id }).strict(),
+    result: SessionSummary,
+  },
+  'session/restore': {
+    description: 'Takes a session out of the trash.',
+    params: z.object({ sessionId: Id }).strict(),
+    result: SessionSummary,
+  },
+  'session/tree': {
+    description:
+      'Every session with its parent and fork point, for the tree (optionally one project).',
+    params: z
+      .object({
+        projectDir: z.string().min(1).optional(),
+        includeDeleted: z.boolean().default(false),
+      })
+      .strict(),
+    result: z.object({ sessions: z.array(SessionSummary) }),
+  },
+  'session/fork': {
+    description:
+      "A new session whose history is the parent's events before `atSeq` (a turn boundary or any event; an open turn is closed in the fork).",
+    params: z.object({ sessionId: Id, atSeq: Seq, title: z.string().max(200).optional() }).strict(),
+    result: SessionSummary,
+  },
+  'session/events': {
+    description:
+      'A slice of the history by seq, oldest first, with filters. `nextSeq` continues the page.',
+    params: z
+      .object({
+        sessionId: Id,
+        fromSeq: Seq.default(0),
+        /** Exclusive. */
+        toSeq: Seq.optional(),
+        types: z.array(z.string().min(1)).max(50).optional(),
+        turn: z.number().int().nonnegative().optional(),
+        step: z.number().int().nonnegative().optional(),
+        limit: Limit(5000, 1000),
+      })
+      .strict(),
+    result: z.object({
+      events: z.array(EventDto),
+      /** Where the next page starts, or null when this one reached `toSeq` or the end. */
+      nextSeq: Seq.nullable(),
+      /** The history's length now. */
+      length: z.number().int().nonnegative(),
+    }),
+  },
+  'session/search': {
+    description: 'Full-text search over user, assistant and tool text (one session or all).',
+    params: z
+      .object({
+        query: z.string().min(1).max(500),
+        sessionId: Id.optional(),
+        limit: Limit(200, 50),
+      })
+      .strict(),
+    result: z.object({
+      hits: z.array(
+        z.object({
+          sessionId: Id,
+          title: z.string().nullable(),
+          seq: Seq,
+          type: z.string(),
+          /** The matching text with the hits between « and ». */
+          snippet: z.string(),
+        }),
+      ),
+    }),
+  },
+  'session/request': {
+    description:
+      'Exactly what the model was sent for the `request/start` at `startSeq`, derived from the log, with token counts per part.',
+    params: z.object({ sessionId: Id, startSeq: Seq }).strict(),
+    result: RequestView,
+  },
+
+  'turn/send': {
+    description:
+      'Queues user input: starts a turn, or steers the running one at its next step. A repeated requestId is accepted once.',
+    params: z
+      .object({ sessionId: Id, requestId: Id, text: z.string().min(1).max(200_000) })
+      .strict(),
+    result: z.object({ accepted: z.boolean(), reason: z.string().optional() }),
+  },
+  'turn/cancel': {
+    description: 'Stops the running turn: the stream ends, running tools are cancelled.',
+    params: z.object({ sessionId: Id }).strict(),
+    result: z.object({ wasRunning: z.boolean() }),
+  },
+  'approval/respond': {
+    description:
+      "Answers a pending approval. `remember` keeps an allow rule for this project (the request's approvalKey).",
+    params: z
+      .object({
+        sessionId: Id,
+        callId: Id,
+        decision: z.enum(['allow', 'deny']),
+        remember: z.boolean().default(false),
+        reason: z.string().max(2000).optional(),
+      })
+      .strict(),
+    result: z.object({ accepted: z.boolean() }),
+  },
+
+  'compaction/run': {
+    description: 'Summarises the early history now (a checkpoint), optionally with a focus.',
+    params: z.object({ sessionId: Id, focus: z.string().max(2000).optional() }).strict(),
+    result: CompactionOutcome,
+  },
+  'compaction/undo': {
+    description: "Puts a checkpoint's originals back into the model's view.",
+    params: z.object({ sessionId: Id, checkpointSeq: Seq }).strict(),
+    result: z.object({ undoneSeq: Seq }),
+  },
+
+  'settings/get': {
+    description: 'The settings (config.json with defaults filled in) and the endpoints.',
+    params: z.object({}).strict(),
+    result: SettingsView,
+  },
+  'settings/update': {
+    description:
+      'Replaces the settings with `config` after validating it; a bad field fails with INVALID_SETTINGS and its path, and nothing is written.',
+    params: z.object({ config: z.record(z.string(), z.unknown()) }).strict(),
+    result: SettingsView,
+  },
+
+  'endpoint/list': {
+    description: 'The configured endpoints (never their keys).',
+    params: z.object({}).strict(),
+    result: z.object({ endpoints: z.array(EndpointInfo) }),
+  },
+  'endpoint/test': {
+    description:
+      'Checks that an endpoint answers and lists its models; the message says what failed and what to do.',
+    params: z
+      .object({
+        endpointId: Id.optional(),
+        /** Test an endpoint not saved yet. */
+        baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+      })
+      .strict(),
+    result: z.object({
+      ok: z.boolean(),
+      latencyMs: z.number().nonnegative(),
+      models: z.array(ModelInfo),
+      message: z.string(),
+    }),
+  },
+  'endpoint/discover': {
+    description: 'Local model servers on their usual ports (Ollama, LM Studio, llama.cpp, vLLM).',
+    params: z.object({}).strict(),
+    result: z.object({ servers: z.array(DiscoveredServer) }),
+  },
+  'model/list': {
+    description: 'The models of an endpoint, with context length and tool support when known.',
+    params: z.object({ endpointId: Id }).strict(),
+    result: z.object({ models: z.array(ModelInfo) }),
+  },
+  'credential/set': {
+    description:
+      "Stores an endpoint's API key (OS keychain in the app, a 0600 file otherwise). Never returned.",
+    params: z.object({ endpointId: Id, value: z.string().min(1).max(10_000) }).strict(),
+    result: z.object({ endpointId: Id, stored: z.literal(true) }),
+  },
+  'credential/delete': {
+    description: "Forgets an endpoint's stored API key.",
+    params: z.object({ endpointId: Id }).strict(),
+    result: z.object({ endpointId: Id, deleted: z.boolean() }),
+  },
+
+  'output/read': {
+    description: 'A range of a full tool output kept under the data folder (by its outputRef).',
+    params: z
+      .object({
+        outputRef: z.string().min(1).max(500),
+        offset: z.number().int().nonnegative().default(0),
+        length: z
+          .number()
+          .int()
+          .min(1)
+          .max(1024 * 1024)
+          .default(256 * 1024),
+      })
+      .strict(),
+    result: z.object({
+      text: z.string(),
+      offset: z.number().int().nonnegative(),
+      totalBytes: z.number().int().nonnegative(),
+      /** Where the next range starts, or null at the end. */
+      nextOffset: z.number().int().nonnegative().nullable(),
+    }),
+  },
+  'workspace/diff': {
+    description: 'The changes a turn made to the project, with a diff per file from its snapshot.',
+    params: z.object({ sessionId: Id, turn: z.number().int().positive() }).strict(),
+    result: z.object({ turn: z.number().int().positive(), files: z.array(FileChange) }),
+  },
 } as const satisfies Record<string, MethodSpec>
 
 export type Methods = typeof methods
@@ -73,9 +510,56 @@ export type MethodName = keyof Methods
 export type ParamsOf<M extends MethodName> = z.input<Methods[M]['params']>
 export type ResultOf<M extends MethodName> = z.output<Methods[M]['result']>
 
+/**
+ * Event types forwarded as `session/event`. Chunks are not (the live text comes as
+ * `stream/delta`); anything not listed here never leaves the main process as a notification.
+ */
+export const FORWARDED_EVENT_TYPES = [
+  'session/created',
+  'session/title',
+  'inbox/queued',
+  'inbox/claimed',
+  'turn/start',
+  'turn/end',
+  'step/start',
+  'step/end',
+  'user/message',
+  'request/header',
+  'request/start',
+  'assistant/message',
+  'tool/call',
+  'tool/result',
+  'approval/requested',
+  'approval/decided',
+  'compaction/checkpoint',
+  'compaction/pruned',
+  'compaction/undone',
+  'workspace/diff',
+  'deliverable/present',
+  'recovery/repaired',
+  'error',
+] as const
+export const isForwardedEventType = (type: string): boolean =>
+  (FORWARDED_EVENT_TYPES as readonly string[]).includes(type)
+
 export const notifications = {
   /** Sent once when a bridge connection is ready; lets a client tell a reconnect from a restart. */
   'bridge/ready': z.object({ bootId: z.string().min(1) }),
+  /** An event appended to a session's log (whitelisted types only). */
+  'session/event': z.object({ sessionId: Id, event: EventDto }),
+  /** Live model output before it is committed: keyed by session and message (turn.step). */
+  'stream/delta': z.object({
+    sessionId: Id,
+    turn: z.number().int().positive(),
+    step: z.number().int().positive(),
+    kind: z.enum(['text', 'reasoning']),
+    text: z.string(),
+  }),
+  /** A tool call waits for the user's answer (`approval/respond`). */
+  'approval/request': ApprovalRequest,
+  /** Sessions were created, renamed, deleted, restored, or started or stopped running. */
+  'sessions/changed': z.object({ sessionIds: z.array(Id) }),
+  'settings/changed': SettingsView,
 } as const satisfies Record<string, z.ZodType>
 
 export type Notifications = typeof notifications

@@ -16,6 +16,52 @@ import type { Result } from '../../preload/contract.js'
 
 const errorOf = (result: Result<unknown>) => (result.ok ? undefined : result.error)
 
+const session = {
+  id: 's1',
+  parentId: null,
+  forkSeq: null,
+  title: 'Fix the bug',
+  projectDir: '/p',
+  model: 'qwen3:8b',
+  createdAt: 1,
+  updatedAt: 2,
+  messageCount: 4,
+  eventCount: 40,
+  deletedAt: null,
+  isRunning: false,
+}
+const approval = {
+  sessionId: 's1',
+  callId: 'c1',
+  tool: 'bash',
+  description: 'Run `npm test`',
+  args: { command: 'npm test' },
+  approvalKey: 'npm test',
+}
+const event = {
+  seq: 16,
+  type: 'tool/call',
+  v: 1,
+  turn: 1,
+  step: 1,
+  at: 3,
+  data: { callId: 'c1', name: 'read', args: { path: 'a.txt' } },
+}
+const settingsView = {
+  config: {
+    endpoints: { local: { baseUrl: 'http://127.0.0.1:11434/v1' } },
+    defaultEndpoint: 'local',
+    approval: 'ask' as const,
+    approvalRules: [],
+    compaction: { threshold: 0.8, keepUserTurns: 2, prune: { keepSteps: 4, minBytes: 4096 } },
+    limits: {},
+  },
+  endpoints: [
+    { id: 'local', baseUrl: 'http://127.0.0.1:11434/v1', isDefault: true, key: 'none' as const },
+  ],
+  path: '/home/someone/.bridle/config.json',
+}
+
 /** One valid sample per method: adding a method to the contract without a sample fails to compile. */
 const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> } } = {
   'app/info': {
@@ -31,10 +77,144 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
       transport: 'ipc',
     },
   },
+  'project/open': {
+    params: { path: '/home/someone/code/app' },
+    result: { project: { path: '/home/someone/code/app', name: 'app', openedAt: 1 } },
+  },
+  'project/recent': { params: { limit: 5 }, result: { projects: [] } },
+  'session/list': {
+    params: { cursor: null, limit: 20, includeDeleted: false },
+    result: { items: [session], nextCursor: 'c2' },
+  },
+  'session/create': {
+    params: { projectDir: '/p', endpointId: 'local', model: 'qwen3:8b' },
+    result: session,
+  },
+  'session/get': {
+    params: { sessionId: 's1' },
+    result: { session, pendingApprovals: [approval], contextWindow: 32768 },
+  },
+  'session/rename': { params: { sessionId: 's1', title: 'Fix the parser' }, result: session },
+  'session/delete': { params: { sessionId: 's1' }, result: { ...session, deletedAt: 5 } },
+  'session/restore': { params: { sessionId: 's1' }, result: session },
+  'session/tree': {
+    params: { projectDir: '/p', includeDeleted: false },
+    result: { sessions: [session, { ...session, id: 's2', parentId: 's1', forkSeq: 12 }] },
+  },
+  'session/fork': { params: { sessionId: 's1', atSeq: 12 }, result: session },
+  'session/events': {
+    params: { sessionId: 's1', fromSeq: 0, types: ['tool/call'], limit: 100 },
+    result: { events: [event], nextSeq: null, length: 40 },
+  },
+  'session/search': {
+    params: { query: 'line endings', limit: 10 },
+    result: {
+      hits: [{ sessionId: 's1', title: null, seq: 3, type: 'user/message', snippet: '«line»' }],
+    },
+  },
+  'session/request': {
+    params: { sessionId: 's1', startSeq: 9 },
+    result: {
+      startSeq: 9,
+      model: 'qwen3:8b',
+      params: {},
+      messages: [
+        { role: 'system', seq: 8, content: 'You are Bridle.', tokens: 9 },
+        {
+          role: 'assistant',
+          seq: 15,
+          content: '',
+          toolCalls: [{ callId: 'c1', name: 'read', args: '{}' }],
+          tokens: 12,
+        },
+        { role: 'tool', seq: 17, callId: 'c1', content: 'text', tokens: 5 },
+      ],
+      tools: [{ name: 'read', description: 'Read a file', parameters: { type: 'object' } }],
+      tokens: {
+        system: 9,
+        tools: 40,
+        history: 17,
+        checkpoint: 0,
+        toolOutputs: 5,
+        total: 69,
+        method: 'estimate',
+      },
+      reportedInputTokens: 71,
+    },
+  },
+  'turn/send': {
+    params: { sessionId: 's1', requestId: 'r1', text: 'fix the bug' },
+    result: { accepted: true },
+  },
+  'turn/cancel': { params: { sessionId: 's1' }, result: { wasRunning: true } },
+  'approval/respond': {
+    params: { sessionId: 's1', callId: 'c1', decision: 'deny', remember: false, reason: 'not now' },
+    result: { accepted: true },
+  },
+  'compaction/run': {
+    params: { sessionId: 's1', focus: 'the API' },
+    result: {
+      status: 'compacted',
+      checkpointSeq: 40,
+      fromSeq: 3,
+      toSeq: 30,
+      tokensBefore: 9000,
+      tokensAfter: 1200,
+    },
+  },
+  'compaction/undo': { params: { sessionId: 's1', checkpointSeq: 40 }, result: { undoneSeq: 41 } },
+  'settings/get': { params: {}, result: settingsView },
+  'settings/update': {
+    params: { config: { approval: 'auto-edit' } },
+    result: settingsView,
+  },
+  'endpoint/list': { params: {}, result: { endpoints: settingsView.endpoints } },
+  'endpoint/test': {
+    params: { endpointId: 'local' },
+    result: { ok: true, latencyMs: 12, models: [{ id: 'qwen3:8b' }], message: 'answered' },
+  },
+  'endpoint/discover': {
+    params: {},
+    result: {
+      servers: [
+        { kind: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', models: [{ id: 'qwen3:8b' }] },
+      ],
+    },
+  },
+  'model/list': {
+    params: { endpointId: 'local' },
+    result: { models: [{ id: 'qwen3:8b', contextWindow: 40960, supportsTools: true }] },
+  },
+  'credential/set': {
+    params: { endpointId: 'remote', value: 'sk-secret' },
+    result: { endpointId: 'remote', stored: true },
+  },
+  'credential/delete': {
+    params: { endpointId: 'remote' },
+    result: { endpointId: 'remote', deleted: true },
+  },
+  'output/read': {
+    params: { outputRef: 'outputs/ab/cd.txt', offset: 0, length: 1024 },
+    result: { text: 'hello', offset: 0, totalBytes: 5, nextOffset: null },
+  },
+  'workspace/diff': {
+    params: { sessionId: 's1', turn: 2 },
+    result: {
+      turn: 2,
+      files: [
+        { path: 'a.txt', status: 'modified', additions: 1, deletions: 1, patch: '@@ -1 +1 @@' },
+      ],
+    },
+  },
 }
 
 const notificationSamples: { [T in TopicName]: NotificationOf<T> } = {
   'bridge/ready': { bootId: 'b1' },
+  'session/event': { sessionId: 's1', event },
+  'stream/delta': { sessionId: 's1', turn: 1, step: 2, kind: 'text', text: 'Hel' },
+  'approval/request': approval,
+  'sessions/changed': { sessionIds: ['s1'] },
+  'settings/changed': settingsView,
 }
 
 const methodNames = Object.keys(methods) as MethodName[]

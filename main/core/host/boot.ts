@@ -6,6 +6,10 @@ import type { CallContext, Host, HostHandlers, NotificationSink } from './host.j
 import { databasePath, openStore } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { ensureHome } from './home.js'
+import { createRuntime } from './runtime.js'
+import type { HostContext, SecretBox } from './services.js'
+import { sessionHandlers } from './sessions.js'
+import { createSettings } from './settings-service.js'
 
 /** The events every core subsystem may fire or join. Later subsystems add theirs here. */
 export type CoreEvents = {
@@ -33,6 +37,12 @@ export interface BootOptions {
   readonly arch?: string
   /** Plugins loaded after the built-in ones, e.g. by tests. */
   readonly plugins?: readonly CorePlugin[]
+  /** Electron's folder picker for `project/open`; serve mode has none. */
+  readonly pickFolder?: () => Promise<string | undefined>
+  /** Electron's safeStorage for API keys; without it keys go to a 0600 file. */
+  readonly secretBox?: SecretBox
+  /** Where `apiKeyEnv` variables are read; default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv
 }
 
 /**
@@ -71,7 +81,27 @@ export async function boot(opts: BootOptions): Promise<Host> {
     throw error
   }
 
+  const context: HostContext = {
+    home,
+    store,
+    notify,
+    ...(opts.pickFolder ? { pickFolder: opts.pickFolder } : {}),
+  }
+  const settings = createSettings(context, {
+    env: opts.env ?? process.env,
+    ...(opts.secretBox ? { secretBox: opts.secretBox } : {}),
+  })
+  const runtime = createRuntime(context, settings.service)
+  // Turns still running are cancelled and their sessions closed before the store goes.
+  await kernel.load({
+    name: 'runtime',
+    setup: (ctx) => void ctx.on('host/close', () => runtime.service.close()),
+  })
+
   const handlers: HostHandlers = {
+    ...settings.handlers,
+    ...runtime.handlers,
+    ...sessionHandlers(context, { settings: settings.service, runtime: runtime.service }),
     'app/info': (_params, ctx: CallContext) => ({
       name: 'Bridle',
       version: opts.version,

@@ -178,6 +178,8 @@ export const eventData = {
   'session/created': z.object({
     projectDir: z.string(),
     model: z.string().optional(),
+    /** The configured endpoint (its id in config.json) the model is served by. */
+    endpoint: z.string().optional(),
     parent: z.object({ sessionId: SessionId, atSeq: z.number().int().nonnegative() }).optional(),
   }),
   'session/title': z.object({ title: z.string().max(500) }),

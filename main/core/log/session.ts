@@ -24,6 +24,8 @@ export interface SessionOptions {
 export interface CreateSessionOptions extends SessionOptions {
   readonly projectDir: string
   readonly model?: string
+  /** The endpoint id (config.json) serving the model. */
+  readonly endpoint?: string
   readonly title?: string
   readonly id?: string
 }
@@ -105,6 +107,7 @@ export class Session {
     session.append('session/created', {
       projectDir: opts.projectDir,
       ...(opts.model === undefined ? {} : { model: opts.model }),
+      ...(opts.endpoint === undefined ? {} : { endpoint: opts.endpoint }),
     })
     if (opts.title !== undefined) session.append('session/title', { title: opts.title })
     session.flushSync()

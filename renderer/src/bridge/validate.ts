@@ -25,7 +25,7 @@ export function checkNotification<T extends TopicName>(
   raw: unknown,
 ): NotificationOf<T> | undefined {
   const parsed = notifications[topic].safeParse(raw)
-  if (parsed.success) return parsed.data
+  if (parsed.success) return parsed.data as NotificationOf<T>
   console.warn(`[bridle] dropped a ${topic} notification that does not match the contract`)
   return undefined
 }

@@ -1,0 +1,94 @@
+/**
+ * The seams between the Host's parts. `boot` builds one of each and hands them to the handler
+ * groups: settings (config.json, endpoints, credentials, model resolution), the runtime (agents
+ * of open sessions, approvals, compaction) and the session views (lists, tree, events, forks).
+ */
+import type { ApprovalRequest } from '../../../preload/contract.js'
+import type { ModelAdapter } from '../models/types.js'
+import type { Store } from '../store/index.js'
+import type { Config } from './config.js'
+import type { HostHandlers, NotificationSink } from './host.js'
+
+/** A model to talk to: resolved from an endpoint id (or the default) and a model name. */
+export interface ModelChoice {
+  readonly endpointId: string
+  readonly baseUrl: string
+  readonly adapter: ModelAdapter
+  readonly model: string
+  /** The window in tokens: what the server reports, else config's `contextWindow`. */
+  readonly contextWindow?: number
+}
+
+/** Encrypts secrets at rest: Electron's safeStorage in the app; absent in serve and CLI mode. */
+export interface SecretBox {
+  readonly isAvailable: () => boolean
+  readonly encrypt: (plain: string) => Buffer
+  readonly decrypt: (sealed: Buffer) => string
+}
+
+export interface SettingsService {
+  /** config.json now, defaults filled in (re-read when the file changed on disk). */
+  current(): Config
+  /**
+   * The endpoint and model for a session: `endpointId` (else the default endpoint, else the only
+   * one) and `model` (else the default model). Throws a HostError (NOT_FOUND, ENDPOINT_FAILED)
+   * that says what to configure.
+   */
+  resolveModel(ref: { readonly endpointId?: string; readonly model?: string }): Promise<ModelChoice>
+  /** Appends an approval rule to config.json (for "always allow" answered in the UI). */
+  rememberApprovalRule(rule: {
+    readonly tool: string
+    readonly prefix?: string
+    readonly effect: 'allow' | 'deny'
+    readonly project: string
+  }): void
+}
+
+export interface RuntimeService {
+  /** A turn is running in this session now. */
+  isRunning(sessionId: string): boolean
+  /** Tool calls in this session waiting for the user's answer. */
+  pendingApprovals(sessionId: string): readonly ApprovalRequest[]
+  /** The window of the session's model, once the runtime has resolved it. */
+  contextWindow(sessionId: string): number | undefined
+  /** Cancels every turn, closes every agent and session. */
+  close(): Promise<void>
+}
+
+export interface HostContext {
+  readonly home: string
+  readonly store: Store
+  readonly notify: NotificationSink
+  /** Electron's folder picker; absent in serve mode, where `project/open` needs a path. */
+  readonly pickFolder?: () => Promise<string | undefined>
+}
+
+export type SettingsMethods =
+  | 'settings/get'
+  | 'settings/update'
+  | 'endpoint/list'
+  | 'endpoint/test'
+  | 'endpoint/discover'
+  | 'model/list'
+  | 'credential/set'
+  | 'credential/delete'
+export type RuntimeMethods =
+  'turn/send' | 'turn/cancel' | 'approval/respond' | 'compaction/run' | 'compaction/undo'
+export type SessionMethods =
+  | 'project/open'
+  | 'project/recent'
+  | 'session/list'
+  | 'session/create'
+  | 'session/get'
+  | 'session/rename'
+  | 'session/delete'
+  | 'session/restore'
+  | 'session/tree'
+  | 'session/fork'
+  | 'session/events'
+  | 'session/search'
+  | 'session/request'
+  | 'output/read'
+  | 'workspace/diff'
+
+export type HandlerGroup<M extends keyof HostHandlers> = Pick<HostHandlers, M>
