@@ -4,6 +4,7 @@
  * of open sessions, approvals, compaction) and the session views (lists, tree, events, forks).
  */
 import type { ApprovalRequest } from '../../../preload/contract.js'
+import type { Session } from '../log/session.js'
 import type { ModelAdapter } from '../models/types.js'
 import type { Store } from '../store/index.js'
 import type { Config } from './config.js'
@@ -45,6 +46,13 @@ export interface SettingsService {
 }
 
 export interface RuntimeService {
+  /**
+   * The session's writable handle, opened (and repaired) on first use and kept open by the
+   * runtime: everything that appends to a session (a rename, a compaction) goes through it, so
+   * there is one writer per session in this process. Throws HostError NOT_FOUND or CONFLICT
+   * (locked by another process).
+   */
+  session(sessionId: string): Session
   /** A turn is running in this session now. */
   isRunning(sessionId: string): boolean
   /** Tool calls in this session waiting for the user's answer. */
