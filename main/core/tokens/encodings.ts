@@ -42,7 +42,7 @@ type CountTokens = typeof countTokens
  */
 const AS_TEXT = { disallowedSpecial: new Set<string>() }
 
-const require = createRequire(import.meta.url)
+const requireModule = createRequire(import.meta.url)
 const loaded = new Map<EncodingName, (text: string) => number>()
 
 /**
@@ -53,7 +53,9 @@ const loaded = new Map<EncodingName, (text: string) => number>()
 export function loadEncoding(encoding: EncodingName): (text: string) => number {
   let count = loaded.get(encoding)
   if (count === undefined) {
-    const module = require(`gpt-tokenizer/encoding/${encoding}`) as { countTokens: CountTokens }
+    const module = requireModule(`gpt-tokenizer/encoding/${encoding}`) as {
+      countTokens: CountTokens
+    }
     count = (text) => module.countTokens(text, AS_TEXT)
     loaded.set(encoding, count)
   }
