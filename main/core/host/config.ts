@@ -1,11 +1,33 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { FieldError } from '../../../preload/contract.js'
 import { Config } from '../../../preload/settings.js'
 import { writeFileAtomic } from './files.js'
+import { fieldErrorsOf, summarizeFields } from './settings-validation.js'
 
 export { ApprovalRuleConfig, Config, Endpoint } from '../../../preload/settings.js'
 
 export const CONFIG_FILE = 'config.json'
+
+/** `<home>/config.json`. */
+export function configPath(home: string): string {
+  return join(home, CONFIG_FILE)
+}
+
+/**
+ * config.json cannot be used as it is. `fields` names each failing entry (dotted paths), so the
+ * settings UI can point at them; the message names the file and the first of them.
+ */
+export class ConfigFileError extends Error {
+  constructor(
+    message: string,
+    readonly fields: readonly FieldError[] = [],
+    options?: { readonly cause?: unknown },
+  ) {
+    super(message, options)
+    this.name = 'ConfigFileError'
+  }
+}
 
 /**
  * Reads `<home>/config.json`. A missing file means defaults; a file that is not JSON or does not
@@ -18,23 +40,24 @@ export function loadConfig(home: string): Config {
 
 /** The file's JSON as written (defaults not filled in), validated, or `{}` when there is none. */
 function readRawConfig(home: string): Record<string, unknown> {
-  const path = join(home, CONFIG_FILE)
+  const path = configPath(home)
   if (!existsSync(path)) return {}
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new Error(
+    throw new ConfigFileError(
       `${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix or remove it`,
+      [],
       { cause: error },
     )
   }
   const parsed = Config.safeParse(raw)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const where = issue?.path.length ? issue.path.join('.') : '(the top level)'
-    throw new Error(
-      `${path}: ${where}: ${issue?.message ?? 'invalid'}; fix that entry or remove it`,
+    const fields = fieldErrorsOf(parsed.error)
+    throw new ConfigFileError(
+      `${path}: ${summarizeFields(fields, 1)}; fix that entry or remove it`,
+      fields,
     )
   }
   return raw as Record<string, unknown>
@@ -49,7 +72,16 @@ export function updateConfig(
   change: (raw: Record<string, unknown>) => Record<string, unknown>,
 ): Config {
   const next = change(structuredClone(readRawConfig(home)))
-  const parsed = Config.parse(next)
-  writeFileAtomic(join(home, CONFIG_FILE), [`${JSON.stringify(next, null, 2)}\n`])
+  return replaceConfig(home, next)
+}
+
+/**
+ * Replaces config.json with `raw` as given (defaults not filled in), atomically, after checking
+ * it against the schema: an invalid config throws and the file keeps its old content. Works
+ * when the old file is broken, which is how the settings UI repairs one.
+ */
+export function replaceConfig(home: string, raw: Record<string, unknown>): Config {
+  const parsed = Config.parse(raw)
+  writeFileAtomic(configPath(home), [`${JSON.stringify(raw, null, 2)}\n`])
   return parsed
 }

@@ -1,13 +1,28 @@
 import type { z } from 'zod'
 import { isMethodName, MAX_PAYLOAD_BYTES, methods } from '../../../preload/contract.js'
-import type { BridgeError, Result } from '../../../preload/contract.js'
+import type { BridgeError, FieldError, Result } from '../../../preload/contract.js'
 import type { CallContext, Host } from './host.js'
 import { HostError } from './host.js'
 
-const fail = (code: BridgeError['code'], message: string): Result<never> => ({
+const fail = (
+  code: BridgeError['code'],
+  message: string,
+  fields?: readonly FieldError[],
+): Result<never> => ({
   ok: false,
-  error: { code, message },
+  error:
+    fields === undefined || fields.length === 0
+      ? { code, message }
+      : { code, message, fields: [...fields] },
 })
+
+/** Each issue as a field error with a dotted path, for errors shown next to the input. */
+function fieldsOf(error: z.ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+  }))
+}
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -31,14 +46,18 @@ export async function dispatchCall(
   const spec = methods[method]
   const parsed = spec.params.safeParse(params ?? {})
   if (!parsed.success) {
-    return fail('INVALID_PARAMS', `invalid params for ${method}: ${describeIssues(parsed.error)}`)
+    return fail(
+      'INVALID_PARAMS',
+      `invalid params for ${method}: ${describeIssues(parsed.error)}`,
+      fieldsOf(parsed.error),
+    )
   }
   let value: unknown
   try {
     const handler = host.handlers[method] as (p: unknown, c: CallContext) => unknown
     value = await handler(parsed.data, ctx)
   } catch (error) {
-    if (error instanceof HostError) return fail(error.code, error.message)
+    if (error instanceof HostError) return fail(error.code, error.message, error.fields)
     const message = error instanceof Error ? error.message : String(error)
     return fail('INTERNAL', `${method} failed: ${message}`)
   }

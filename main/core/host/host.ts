@@ -1,5 +1,6 @@
 import type {
   ErrorCode,
+  FieldError,
   MethodName,
   NotificationOf,
   ParamsOf,
@@ -34,13 +35,21 @@ export interface Host {
   close(): Promise<void>
 }
 
-/** A failure a handler wants the caller to see with a specific code. */
+/**
+ * A failure a handler wants the caller to see with a specific code. `fields` (for
+ * INVALID_SETTINGS and INVALID_PARAMS) names each failing input by its dotted path, so the UI
+ * can show the message next to the input; `dispatchCall` passes them through unchanged.
+ */
 export class HostError extends Error {
+  readonly fields?: readonly FieldError[]
+
   constructor(
     readonly code: ErrorCode,
     message: string,
+    options: { readonly fields?: readonly FieldError[]; readonly cause?: unknown } = {},
   ) {
-    super(message)
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'HostError'
+    if (options.fields !== undefined && options.fields.length > 0) this.fields = options.fields
   }
 }

@@ -31,6 +31,12 @@ export interface SettingsService {
   /** config.json now, defaults filled in (re-read when the file changed on disk). */
   current(): Config
   /**
+   * The endpoint and model a new session gets when none is given, without asking any server:
+   * the `--base-url` override of `bridle serve`, else config's default endpoint (or the only
+   * one) and its preset model. Either may be undefined (then resolved at the first turn).
+   */
+  defaults(): { readonly endpointId?: string; readonly model?: string }
+  /**
    * The endpoint and model for a session: `endpointId` (else the default endpoint, else the only
    * one) and `model` (else the default model). Throws a HostError (NOT_FOUND, ENDPOINT_FAILED)
    * that says what to configure.

@@ -1,0 +1,232 @@
+/**
+ * The model side of the settings: which endpoint and model a session talks to
+ * (`resolveModel`), and the methods that ask a server (`endpoint/test`, `model/list`,
+ * `endpoint/discover`). A dead endpoint is an answer with a message, never a crash.
+ */
+import type { DiscoveredServer, ModelInfo } from '../../../preload/contract.js'
+import { discoverEndpoints, listModels } from '../models/discovery.js'
+import type { DiscoveredEndpoint, ListModelsResult } from '../models/discovery.js'
+import { createOpenAiCompatibleAdapter } from '../models/openai-compatible.js'
+import type { EndpointConfig } from '../models/types.js'
+import type { Config } from './config.js'
+import { describeListFailure, describeListSuccess } from './endpoint-check.js'
+import {
+  configuredWindow,
+  defaultEndpointId,
+  endpointConfigOf,
+  endpointEntries,
+  modelFromListing,
+  pickEndpoint,
+  presetModel,
+  resolveApiKey,
+} from './endpoints.js'
+import type { EndpointEntry, EndpointPick } from './endpoints.js'
+import { HostError } from './host.js'
+import { ollamaToolSupport } from './model-catalog.js'
+import type { ModelChoice } from './services.js'
+import type { SettingsParts } from './settings-service.js'
+
+/** `endpoint/test` waits this long for each request of the listing. */
+export const ENDPOINT_TEST_TIMEOUT_MS = 5_000
+
+export const NO_ENDPOINT_MESSAGE =
+  'no endpoint configured: add one in Settings or run a local server such as Ollama (ollama serve)'
+
+export async function discoverServers(): Promise<{ servers: DiscoveredServer[] }> {
+  return { servers: (await discoverEndpoints()).map(toDiscoveredServer) }
+}
+
+/** The endpoint `requested` names (else the default), or NOT_FOUND saying what to configure. */
+export function endpointFor(parts: SettingsParts, requested: string | undefined): EndpointEntry {
+  const config = parts.config.current()
+  const entries = endpointEntries(config, parts.opts.modelOverride)
+  const pick = pickEndpoint(entries, defaultEndpointId(config, entries), requested)
+  if (pick.ok) return pick.entry
+  throw new HostError('NOT_FOUND', pickMessage(pick, requested === undefined))
+}
+
+function pickMessage(pick: Extract<EndpointPick, { ok: false }>, isDefault: boolean): string {
+  switch (pick.problem) {
+    case 'none':
+      return NO_ENDPOINT_MESSAGE
+    case 'ambiguous':
+      return `several endpoints (${pick.known.join(', ')}) and no default: choose one, or set the default endpoint in Settings`
+    case 'unknown': {
+      const known =
+        pick.known.length === 0
+          ? 'there are none yet'
+          : `the endpoints are: ${pick.known.join(', ')}`
+      return isDefault
+        ? `the default endpoint "${pick.id ?? ''}" is not configured (${known}): fix the default endpoint in Settings`
+        : `no endpoint "${pick.id ?? ''}" (${known}): add it in Settings`
+    }
+  }
+}
+
+/** The adapter's endpoint with its key; a key that cannot be had fails with what to do. */
+function connectionOf(parts: SettingsParts, entry: EndpointEntry): EndpointConfig {
+  const key = resolveApiKey(entry, parts.credentials, parts.opts.env)
+  if (key.source === 'problem') throw new HostError('ENDPOINT_FAILED', key.message)
+  return endpointConfigOf(entry, key.source === 'none' ? undefined : key.value)
+}
+
+const cacheKeyOf = (entry: EndpointEntry): string => `${entry.id}\n${entry.baseUrl}`
+
+export async function resolveModel(
+  parts: SettingsParts,
+  ref: { readonly endpointId?: string; readonly model?: string },
+): Promise<ModelChoice> {
+  const config = parts.config.current()
+  const entry = endpointFor(parts, ref.endpointId)
+  const endpoint = connectionOf(parts, entry)
+  const listing = await parts.catalog.list(cacheKeyOf(entry), endpoint)
+  const model = ref.model ?? presetModel(entry, config) ?? chooseListed(entry, listing, config)
+  const contextWindow =
+    entry.override?.contextWindow ?? listedWindow(listing, model) ?? configuredWindow(entry, model)
+  return {
+    endpointId: entry.id,
+    baseUrl: entry.baseUrl,
+    adapter: adapterFor(endpoint),
+    model,
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+  }
+}
+
+/** No model named anywhere: the server's (`defaultModel` if it has it, else its first). */
+function chooseListed(entry: EndpointEntry, listing: ListModelsResult, config: Config): string {
+  if (!listing.ok) {
+    const why = describeListFailure(listing.error, {
+      baseUrl: entry.baseUrl,
+      keySent: false,
+      isSaved: entry.override === undefined,
+      timeoutMs: ENDPOINT_TEST_TIMEOUT_MS,
+    })
+    throw new HostError(
+      'ENDPOINT_FAILED',
+      `cannot choose a model for endpoint "${entry.id}": ${why}; or set a default model in Settings`,
+    )
+  }
+  const model = modelFromListing(listing.models, config.defaultModel)
+  if (model === undefined) {
+    throw new HostError(
+      'NOT_FOUND',
+      `endpoint "${entry.id}" lists no models: load or pull one (e.g. ollama pull qwen3:8b), or set a default model in Settings`,
+    )
+  }
+  return model
+}
+
+function listedWindow(listing: ListModelsResult, model: string): number | undefined {
+  return listing.ok ? listing.models.find((m) => m.id === model)?.contextWindow : undefined
+}
+
+function adapterFor(endpoint: EndpointConfig): ModelChoice['adapter'] {
+  try {
+    return createOpenAiCompatibleAdapter(endpoint)
+  } catch (error) {
+    throw new HostError('ENDPOINT_FAILED', error instanceof Error ? error.message : String(error), {
+      cause: error,
+    })
+  }
+}
+
+/**
+ * Lists the models of a saved endpoint (`endpointId`, else the default) or of a URL being tried
+ * out (`baseUrl`, sent without any key). A dead or refusing endpoint is an answer, not a throw.
+ */
+export async function testEndpoint(
+  parts: SettingsParts,
+  params: { readonly endpointId?: string; readonly baseUrl?: string },
+): Promise<{ ok: boolean; latencyMs: number; models: ModelInfo[]; message: string }> {
+  const target = testTarget(parts, params)
+  if ('problem' in target) return { ok: false, latencyMs: 0, models: [], message: target.problem }
+  const { endpoint, isSaved } = target
+  const started = performance.now()
+  const listing = await listModels(endpoint, { timeoutMs: ENDPOINT_TEST_TIMEOUT_MS })
+  const latencyMs = Math.round(performance.now() - started)
+  if (!listing.ok) {
+    const message = describeListFailure(listing.error, {
+      baseUrl: endpoint.baseUrl,
+      keySent: endpoint.apiKey !== undefined,
+      isSaved,
+      timeoutMs: ENDPOINT_TEST_TIMEOUT_MS,
+    })
+    return { ok: false, latencyMs, models: [], message }
+  }
+  const models = listing.models.map(toModelInfo)
+  return {
+    ok: true,
+    latencyMs,
+    models,
+    message: describeListSuccess(endpoint.baseUrl, models.length, latencyMs),
+  }
+}
+
+type TestTarget =
+  { readonly endpoint: EndpointConfig; readonly isSaved: boolean } | { readonly problem: string }
+
+function testTarget(
+  parts: SettingsParts,
+  params: { readonly endpointId?: string; readonly baseUrl?: string },
+): TestTarget {
+  if (params.baseUrl !== undefined) return { endpoint: { baseUrl: params.baseUrl }, isSaved: false }
+  const entry = endpointFor(parts, params.endpointId)
+  try {
+    return { endpoint: connectionOf(parts, entry), isSaved: entry.override === undefined }
+  } catch (error) {
+    if (error instanceof HostError && error.code === 'ENDPOINT_FAILED')
+      return { problem: error.message }
+    throw error
+  }
+}
+
+/** The models with their windows (the server's, else config's) and tool support where known. */
+export async function listEndpointModels(
+  parts: SettingsParts,
+  endpointId: string,
+): Promise<{ models: ModelInfo[] }> {
+  const entry = endpointFor(parts, endpointId)
+  const endpoint = connectionOf(parts, entry)
+  const listing = await parts.catalog.list(cacheKeyOf(entry), endpoint, { fresh: true })
+  if (!listing.ok) {
+    const message = describeListFailure(listing.error, {
+      baseUrl: entry.baseUrl,
+      keySent: endpoint.apiKey !== undefined,
+      isSaved: entry.override === undefined,
+      timeoutMs: ENDPOINT_TEST_TIMEOUT_MS,
+    })
+    throw new HostError('ENDPOINT_FAILED', message)
+  }
+  const tools =
+    listing.kind === 'ollama'
+      ? await ollamaToolSupport(
+          endpoint,
+          listing.models.map((m) => m.id),
+          ENDPOINT_TEST_TIMEOUT_MS,
+        )
+      : new Map<string, boolean>()
+  const models = listing.models.map((model): ModelInfo => {
+    const contextWindow = model.contextWindow ?? configuredWindow(entry, model.id)
+    const supportsTools = tools.get(model.id)
+    return {
+      id: model.id,
+      ...(contextWindow === undefined ? {} : { contextWindow }),
+      ...(supportsTools === undefined ? {} : { supportsTools }),
+    }
+  })
+  return { models }
+}
+
+function toModelInfo(model: { readonly id: string; readonly contextWindow?: number }): ModelInfo {
+  return model.contextWindow === undefined
+    ? { id: model.id }
+    : { id: model.id, contextWindow: model.contextWindow }
+}
+
+function toDiscoveredServer(found: DiscoveredEndpoint): DiscoveredServer {
+  return {
+    kind: found.kind === 'unknown' ? 'openai-compatible' : found.kind,
+    baseUrl: found.baseUrl,
+    models: found.models.map(toModelInfo),
+  }
+}
