@@ -1,5 +1,6 @@
-import { compactSession, uncompactSession } from '../core/compaction/compactor.js'
+import { uncompactSession } from '../core/compaction/compactor.js'
 import type { CompactResult } from '../core/compaction/compactor.js'
+import { compactNow } from '../core/host/agent-setup.js'
 import type { Config } from '../core/host/config.js'
 import { Session } from '../core/log/index.js'
 import type { Store } from '../core/store/index.js'
@@ -27,13 +28,11 @@ export async function compactCommand(
   }
   process.once('SIGINT', onSigint)
   try {
-    const { keepUserTurns, model: summaryModel } = opts.config.compaction
-    return await compactSession(session, {
-      adapter: choice.adapter,
-      model: summaryModel ?? choice.model,
-      signal: controller.signal,
-      keepUserTurns,
+    return await compactNow(session, {
+      model: choice,
+      config: opts.config,
       count: sessionTokens(session.slice(), choice.model).total,
+      signal: controller.signal,
       ...(opts.focus === undefined ? {} : { focus: opts.focus }),
     })
   } finally {

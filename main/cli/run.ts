@@ -1,24 +1,11 @@
 import { realpathSync } from 'node:fs'
-import { join } from 'node:path'
-import { compactionPlugin } from '../core/compaction/plugin.js'
-import { recallTool } from '../core/compaction/recall.js'
-import { Kernel } from '../core/kernel/index.js'
-import { Agent } from '../core/loop/agent.js'
-import type { LoopEvents, TurnOutcome } from '../core/loop/agent.js'
 import { Session } from '../core/log/index.js'
 import type { LogEvent } from '../core/log/index.js'
-import { createPromptSections } from '../core/prompt/builtin.js'
-import { turnContext } from '../core/prompt/context.js'
-import { sessionTokens } from '../core/tokens/index.js'
+import type { TurnOutcome } from '../core/loop/agent.js'
 import type { Store } from '../core/store/index.js'
-import { ApprovalPolicy } from '../core/tools/approvals.js'
-import type { ApprovalMode } from '../core/tools/approvals.js'
-import { createToolPipeline, readOutputTool } from '../core/tools/pipeline.js'
-import { builtinTools } from '../core/tools/builtin/index.js'
-import { ToolRegistry } from '../core/tools/registry.js'
-import { OutputSpill } from '../core/tools/spill.js'
-import { SnapshotStore } from '../core/workspace/snapshot.js'
-import { TurnWorkspace } from '../core/workspace/turn-workspace.js'
+import type { ApprovalMode, ApprovalRule } from '../core/tools/approvals.js'
+import { sessionProjectDir, setupAgent } from '../core/host/agent-setup.js'
+import type { AgentSetup } from '../core/host/agent-setup.js'
 import { updateConfig } from '../core/host/config.js'
 import type { Config } from '../core/host/config.js'
 import { terminalApprovals } from './approval-prompt.js'
@@ -67,102 +54,41 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
         })
       : Session.open(opts.store, opts.sessionId)
   // A continued session keeps the folder it was created for, whatever --project says.
-  const created = session.event(0)
-  const projectDir =
-    created?.type === 'session/created' ? created.data.projectDir : realpathSync(opts.projectDir)
-  // Counted with the model's tokenizer, or an estimate calibrated by what the server reported
-  // in this session so far.
-  const tokens = sessionTokens(session.slice(), model)
-  const registry = new ToolRegistry()
-  const spill = new OutputSpill(join(opts.dataDir, 'outputs'))
-  for (const tool of [
-    ...builtinTools({ bash: { env: opts.env } }),
-    readOutputTool(spill),
-    recallTool(() => session),
-  ])
-    registry.register(tool)
-  // Compaction before a step whose request would pass the threshold of the window.
-  const kernel = new Kernel<LoopEvents>()
-  if (window) {
-    const { threshold, keepUserTurns, model: summaryModel, prune } = opts.config.compaction
-    await kernel.load(
-      compactionPlugin({
-        adapter: choice.adapter,
-        model: summaryModel ?? model,
-        contextWindow: window.tokens,
-        threshold,
-        count: tokens.total,
-        prune,
-        keepUserTurns,
-        onCompacted: (result) => {
-          opts.err(
-            result.ok
-              ? `  (compacted seq ${result.fromSeq}..${result.toSeq}: ${result.tokensBefore} -> ${result.tokensAfter} tokens)\n`
-              : `  (compaction: ${result.code}: ${result.message})\n`,
-          )
-        },
-      }),
-    )
-  }
-  // Asked on the terminal when there is one; headless, `ask` refuses with NO_APPROVAL_CHANNEL.
+  const projectDir = sessionProjectDir(session) ?? realpathSync(opts.projectDir)
   const asker =
     opts.approvalInput === undefined ? undefined : terminalApprovals(opts.approvalInput, opts.err)
-  const rules = opts.config.approvalRules
-    .filter((rule) => rule.project === undefined || rule.project === projectDir)
-    .map(({ tool, prefix, effect }) =>
-      prefix === undefined ? { tool, effect } : { tool, prefix, effect },
-    )
-  const approvals = new ApprovalPolicy(opts.approval, rules, asker?.channel, (rule) => {
-    // "Always allow" is kept for this project folder only.
-    updateConfig(opts.dataDir, (raw) => ({
-      ...raw,
-      approvalRules: [
-        ...(Array.isArray(raw.approvalRules) ? (raw.approvalRules as unknown[]) : []),
-        { ...rule, project: projectDir },
-      ],
-    }))
-    opts.err(
-      `  (remembered: always allow ${rule.tool}${rule.prefix ? ` "${rule.prefix}"` : ''} in this project)\n`,
-    )
-  })
-  // The turn's changes to the project are logged as workspace/diff at turn end.
-  const workspace = new TurnWorkspace(
-    projectDir,
-    new SnapshotStore(join(opts.dataDir, 'snapshots')),
-  )
-  const tools = createToolPipeline({
-    registry,
-    approvals,
-    spill,
-    projectDir,
-    workspace,
-  })
-  // Built once per run: the system prompt (AGENTS.md included) stays byte-identical for every
-  // request; the date and git state go in as a context message at turn start instead.
-  const sections = await createPromptSections({
-    projectDir,
-    platform: process.platform,
-    toolNames: tools.specs().map((t) => t.name),
-  })
-  const agent = new Agent({
-    session,
-    adapter: choice.adapter,
-    model,
-    kernel,
-    tools,
-    turnHooks: workspace.turnHooks,
-    prompt: () => sections.assemble(),
-    turnContext: turnContext({ projectDir }),
-    tokens,
-    limits: {
-      ...((opts.maxSteps ?? opts.config.limits.maxSteps)
-        ? { maxSteps: opts.maxSteps ?? opts.config.limits.maxSteps }
-        : {}),
-      ...(opts.config.limits.maxWallSeconds
-        ? { maxWallMs: opts.config.limits.maxWallSeconds * 1000 }
-        : {}),
-    },
-  })
+  let setup: AgentSetup
+  try {
+    setup = await setupAgent({
+      session,
+      projectDir,
+      model: {
+        adapter: choice.adapter,
+        model,
+        ...(window ? { contextWindow: window.tokens } : {}),
+      },
+      config: opts.config,
+      dataDir: opts.dataDir,
+      env: opts.env,
+      approval: opts.approval,
+      // Asked on the terminal when there is one; headless, `ask` refuses with NO_APPROVAL_CHANNEL.
+      ...(asker ? { approvalChannel: asker.channel } : {}),
+      onRemember: (rule) => rememberRule(opts, projectDir, rule),
+      onCompacted: (result) => {
+        opts.err(
+          result.ok
+            ? `  (compacted seq ${result.fromSeq}..${result.toSeq}: ${result.tokensBefore} -> ${result.tokensAfter} tokens)\n`
+            : `  (compaction: ${result.code}: ${result.message})\n`,
+        )
+      },
+      ...(opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps }),
+    })
+  } catch (error) {
+    asker?.close()
+    session.close()
+    throw error
+  }
+  const { agent } = setup
 
   // Plain output: the answer's text on stdout; what the agent does (tool calls, their outcome,
   // retries) as short lines on stderr, so `bridle run ... > answer.txt` keeps just the answer.
@@ -219,6 +145,26 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     asker?.close()
     stopListening()
     session.close()
+  }
+}
+
+/** "Always allow" is kept in config.json for this project folder only. */
+function rememberRule(opts: RunOptions, projectDir: string, rule: ApprovalRule): void {
+  const shown = `${rule.tool}${rule.prefix ? ` "${rule.prefix}"` : ''}`
+  try {
+    updateConfig(opts.dataDir, (raw) => ({
+      ...raw,
+      approvalRules: [
+        ...(Array.isArray(raw.approvalRules) ? (raw.approvalRules as unknown[]) : []),
+        { ...rule, project: projectDir },
+      ],
+    }))
+    opts.err(`  (remembered: always allow ${shown} in this project)\n`)
+  } catch (error) {
+    // The call was allowed and the rule holds for this run; only keeping it failed.
+    opts.err(
+      `  (could not remember "always allow ${shown}": ${error instanceof Error ? error.message : String(error)})\n`,
+    )
   }
 }
 

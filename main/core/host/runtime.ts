@@ -1,50 +1,346 @@
-import { Session } from '../log/index.js'
+/**
+ * The runtime of the Host: the agents of open sessions, their turns (run in the background, so
+ * a `turn/send` returns at once), approvals over the bridge, and compaction on demand. Every
+ * session it touches stays open for writing here until the Host closes: one writer per session.
+ */
+import type { CompactionOutcome } from '../../../preload/contract.js'
+import { uncompactSession } from '../compaction/compactor.js'
+import type { CompactResult } from '../compaction/compactor.js'
+import type { Session } from '../log/index.js'
+import type { TurnEndReason } from '../log/events.js'
+import type { Config } from './config.js'
+import type { ApprovalRule } from '../tools/approvals.js'
+import { compactNow, sessionModelRef, sessionProjectDir, setupAgent } from './agent-setup.js'
+import type { AgentSetup } from './agent-setup.js'
+import { ApprovalBridge } from './approval-bridge.js'
 import { HostError } from './host.js'
+import { OpenSessions, safeNotifier } from './open-sessions.js'
+import type { Notify } from './open-sessions.js'
 import type {
   HandlerGroup,
   HostContext,
+  ModelChoice,
   RuntimeMethods,
   RuntimeService,
   SettingsService,
 } from './services.js'
+import { AgentUnavailable, recordFailedStart } from './turn-start.js'
 
-const notYet = (method: string) => (): never => {
-  throw new HostError('UNSUPPORTED', `${method} is not built yet`)
+export interface RuntimeOptions {
+  /** The environment tools get a scrubbed copy of; default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv
 }
 
-/** The agents of open sessions, their approvals and compaction (stub: to be built). */
+/** What the runtime keeps per open session. */
+interface Live {
+  readonly session: Session
+  /** The agent being built or built; reset when building fails, so the next send tries again. */
+  agent?: Promise<LiveAgent>
+  /** Set once the agent is built. */
+  built?: LiveAgent
+  /** The background run of turns, while one runs. */
+  run?: Promise<void>
+  /** A compaction asked for with `compaction/run`, while it runs. */
+  compaction?: { readonly controller: AbortController; readonly done: Promise<unknown> }
+}
+
+interface LiveAgent {
+  readonly setup: AgentSetup
+  readonly model: ModelChoice
+  /** The settings it was built with: when they change, the next turn gets a new agent. */
+  readonly config: Config
+}
+
+/** Builds the runtime's service (for the other handler groups) and its contract handlers. */
 export function createRuntime(
   ctx: HostContext,
-  _settings: SettingsService,
+  settings: SettingsService,
+  opts: RuntimeOptions = {},
 ): { service: RuntimeService; handlers: HandlerGroup<RuntimeMethods> } {
-  const open = new Map<string, Session>()
+  const runtime = new Runtime(ctx, settings, opts.env ?? process.env)
   return {
     service: {
-      session(sessionId) {
-        let session = open.get(sessionId)
-        if (!session) {
-          if (!ctx.store.getSession(sessionId))
-            throw new HostError('NOT_FOUND', `no session ${sessionId}`)
-          session = Session.open(ctx.store, sessionId)
-          open.set(sessionId, session)
-        }
-        return session
-      },
-      isRunning: () => false,
-      pendingApprovals: () => [],
-      contextWindow: () => undefined,
-      close() {
-        for (const session of open.values()) session.close()
-        open.clear()
-        return Promise.resolve()
-      },
+      session: (sessionId) => runtime.sessions.get(sessionId).session,
+      isRunning: (sessionId) => runtime.sessions.peek(sessionId)?.run !== undefined,
+      pendingApprovals: (sessionId) => runtime.approvals.pending(sessionId),
+      contextWindow: (sessionId) => runtime.sessions.peek(sessionId)?.built?.model.contextWindow,
+      close: () => runtime.close(),
     },
     handlers: {
-      'turn/send': notYet('turn/send'),
-      'turn/cancel': notYet('turn/cancel'),
-      'approval/respond': notYet('approval/respond'),
-      'compaction/run': notYet('compaction/run'),
-      'compaction/undo': notYet('compaction/undo'),
+      'turn/send': (params) => runtime.send(params),
+      'turn/cancel': (params) => runtime.cancel(params.sessionId),
+      'approval/respond': (params) => ({ accepted: runtime.approvals.respond(params) }),
+      'compaction/run': (params) => runtime.compact(params.sessionId, params.focus),
+      'compaction/undo': (params) => runtime.uncompact(params.sessionId, params.checkpointSeq),
     },
+  }
+}
+
+class Runtime {
+  readonly sessions: OpenSessions<Live>
+  readonly approvals: ApprovalBridge
+  private readonly notify: Notify
+  private isClosing = false
+
+  constructor(
+    private readonly ctx: HostContext,
+    private readonly settings: SettingsService,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.notify = safeNotifier(ctx.notify)
+    this.sessions = new OpenSessions<Live>(ctx.store, this.notify, (session) => ({ session }))
+    this.approvals = new ApprovalBridge((request) => this.notify('approval/request', request))
+  }
+
+  /**
+   * Queues the input and starts a turn in the background (or steers the running one). When the
+   * session's agent cannot be built (no endpoint, no model), the input is still logged, in a
+   * turn that ends with an `error` saying what to configure, and the answer is not accepted.
+   */
+  async send(input: {
+    sessionId: string
+    requestId: string
+    text: string
+  }): Promise<{ accepted: boolean; reason?: string }> {
+    this.checkOpen()
+    const live = this.sessions.get(input.sessionId).extra
+    const duplicate = { accepted: false, reason: `request ${input.requestId} was already sent` }
+    if (live.session.hasRequest(input.requestId)) return duplicate
+    let agent: LiveAgent
+    try {
+      agent = await this.agentOf(live)
+    } catch (error) {
+      if (!(error instanceof AgentUnavailable)) throw error
+      this.checkOpen()
+      if (live.session.hasRequest(input.requestId)) return duplicate
+      await recordFailedStart(live.session, input, error)
+      this.changed(live.session.id)
+      return { accepted: false, reason: error.message }
+    }
+    this.checkOpen()
+    const sent = agent.setup.agent.send({ requestId: input.requestId, text: input.text })
+    if (!sent.accepted) return duplicate
+    this.startRun(live)
+    return { accepted: true }
+  }
+
+  /** Stops the running turn (and a compaction asked for by hand); waits for neither. */
+  cancel(sessionId: string): { wasRunning: boolean } {
+    const live = this.sessions.peek(sessionId)
+    if (!live) {
+      if (!this.ctx.store.getSession(sessionId))
+        throw new HostError('NOT_FOUND', `no session ${sessionId}`)
+      return { wasRunning: false }
+    }
+    const wasRunning = live.run !== undefined || live.compaction !== undefined
+    live.built?.setup.agent.cancel()
+    live.compaction?.controller.abort()
+    return { wasRunning }
+  }
+
+  /** Compacts now with the session's (or config's summary) model; refused while a turn runs. */
+  async compact(sessionId: string, focus: string | undefined): Promise<CompactionOutcome> {
+    this.checkOpen()
+    const live = this.sessions.get(sessionId).extra
+    this.checkIdle(live, 'compacting')
+    const agent = await this.agentOf(live)
+    this.checkOpen()
+    this.checkIdle(live, 'compacting')
+    const controller = new AbortController()
+    const done = compactNow(live.session, {
+      model: agent.model,
+      config: this.settings.current(),
+      count: agent.setup.tokens.total,
+      signal: controller.signal,
+      ...(focus === undefined ? {} : { focus }),
+    })
+    live.compaction = { controller, done }
+    try {
+      return compactionOutcome(await done)
+    } finally {
+      live.compaction = undefined
+      // Input sent while the summary was written waited for it; its turn starts now.
+      this.startRun(live)
+    }
+  }
+
+  /** Puts a live checkpoint's originals back; returns the seq of the `compaction/undone` event. */
+  async uncompact(sessionId: string, checkpointSeq: number): Promise<{ undoneSeq: number }> {
+    this.checkOpen()
+    const live = this.sessions.get(sessionId).extra
+    this.checkIdle(live, 'undoing a compaction')
+    const isLive = live.session
+      .surfaceNodes()
+      .some((node) => node.seq === checkpointSeq && node.kind === 'checkpoint')
+    if (!isLive) {
+      throw new HostError(
+        'NOT_FOUND',
+        `seq ${checkpointSeq} is not a checkpoint in the model's view (not a checkpoint, undone already, or inside a later one)`,
+      )
+    }
+    const undoneSeq = live.session.length
+    await uncompactSession(live.session, checkpointSeq)
+    return { undoneSeq }
+  }
+
+  /**
+   * Cancels every turn and compaction, waits for them (and agents still being built) to settle,
+   * then closes every session. New calls are refused from the start.
+   */
+  async close(): Promise<void> {
+    this.isClosing = true
+    for (const live of this.sessions.values()) {
+      live.built?.setup.agent.cancel()
+      live.compaction?.controller.abort()
+    }
+    await Promise.allSettled(this.sessions.values().flatMap((live) => live.agent ?? []))
+    for (;;) {
+      const busy = this.sessions
+        .values()
+        .flatMap((live) => [live.run ?? [], live.compaction?.done ?? []].flat())
+      if (busy.length === 0) break
+      await Promise.allSettled(busy)
+    }
+    this.sessions.closeAll()
+  }
+
+  /** The session's agent, built on first use; concurrent callers share one build. */
+  private agentOf(live: Live): Promise<LiveAgent> {
+    // Settings changed since it was built (approval mode, rules, endpoints, compaction): an idle
+    // agent is rebuilt, so what the user set applies from the next turn on.
+    if (live.built && !live.run && live.built.config !== this.settings.current()) {
+      live.agent = undefined
+      live.built = undefined
+    }
+    live.agent ??= this.buildAgent(live).catch((error: unknown) => {
+      live.agent = undefined
+      throw error
+    })
+    return live.agent
+  }
+
+  private async buildAgent(live: Live): Promise<LiveAgent> {
+    const { session } = live
+    let model: ModelChoice
+    try {
+      model = await this.settings.resolveModel(sessionModelRef(session))
+    } catch (error) {
+      throw AgentUnavailable.unresolved(error)
+    }
+    let setup: AgentSetup
+    try {
+      const projectDir = sessionProjectDir(session)
+      if (projectDir === undefined) throw new Error('the session does not say its project folder')
+      const config = this.settings.current()
+      setup = await setupAgent({
+        session,
+        projectDir,
+        model,
+        config,
+        dataDir: this.ctx.home,
+        env: this.env,
+        approval: config.approval,
+        approvalChannel: this.approvals.channelFor(session),
+        onRemember: (rule) => this.remember(session, projectDir, rule),
+      })
+    } catch (error) {
+      throw AgentUnavailable.setupFailed(error)
+    }
+    setup.agent.onDelta(({ turn, step, delta }) => {
+      if (delta.kind === 'tool-call') return
+      this.notify('stream/delta', {
+        sessionId: session.id,
+        turn,
+        step,
+        kind: delta.kind,
+        text: delta.text,
+      })
+    })
+    live.built = { setup, model, config: this.settings.current() }
+    return live.built
+  }
+
+  /**
+   * "Always allow": the policy already holds the rule for this session; settings keep it for
+   * the project. Saving may fail (a bad config.json): the call still runs as the user allowed,
+   * and the session's log says the rule was not kept.
+   */
+  private remember(session: Session, projectDir: string, rule: ApprovalRule): void {
+    try {
+      this.settings.rememberApprovalRule({ ...rule, project: projectDir })
+    } catch (error) {
+      session.append('error', {
+        scope: 'session',
+        code: 'APPROVAL_RULE_NOT_SAVED',
+        message: `"always allow ${rule.tool}${rule.prefix ? ` ${rule.prefix}` : ''}" holds in this session only: it could not be saved (${error instanceof Error ? error.message : String(error)})`,
+      })
+    }
+  }
+
+  /**
+   * Runs queued input in the background unless a run or a compaction is already going. The run
+   * is never awaited by a handler; how it ends is in the log (`turn/end`, `error`). Returns
+   * whether it started one.
+   */
+  private startRun(live: Live): boolean {
+    const agent = live.built?.setup.agent
+    if (!agent || live.run || live.compaction || this.isClosing) return false
+    if (!live.session.queuedInput().some((input) => input.wake)) return false
+    live.run = agent.runUntilIdle().then(
+      (outcomes) => this.runEnded(live, outcomes.at(-1)?.reason),
+      (error: unknown) => {
+        // The log refused a write mid-turn (the loop reports everything else as events).
+        console.error(`[bridle] the turn of session ${live.session.id} failed:`, error)
+        this.runEnded(live, 'error')
+      },
+    )
+    this.changed(live.session.id)
+    return true
+  }
+
+  private runEnded(live: Live, reason: TurnEndReason | undefined): void {
+    live.run = undefined
+    // Input that arrived as the last turn was ending is run now; after a cancel or a failure,
+    // whatever is still queued waits for the user's next send instead.
+    if ((reason === 'completed' || reason === undefined) && this.startRun(live)) return
+    this.changed(live.session.id)
+  }
+
+  private changed(sessionId: string): void {
+    this.notify('sessions/changed', { sessionIds: [sessionId] })
+  }
+
+  private checkOpen(): void {
+    if (this.isClosing)
+      throw new HostError('CONFLICT', 'Bridle is closing; try again after it restarts')
+  }
+
+  private checkIdle(live: Live, doing: string): void {
+    if (live.run)
+      throw new HostError(
+        'CONFLICT',
+        `a turn is running in this session; stop it or let it end before ${doing}`,
+      )
+    if (live.compaction)
+      throw new HostError(
+        'CONFLICT',
+        `a compaction is running in this session; wait for it before ${doing}`,
+      )
+  }
+}
+
+/** The compactor's result in the contract's words. */
+export function compactionOutcome(result: CompactResult): CompactionOutcome {
+  if (result.ok) {
+    const { checkpointSeq, fromSeq, toSeq, tokensBefore, tokensAfter } = result
+    return { status: 'compacted', checkpointSeq, fromSeq, toSeq, tokensBefore, tokensAfter }
+  }
+  switch (result.code) {
+    case 'NOTHING_TO_COMPACT':
+      return { status: 'nothing-to-compact', message: result.message }
+    case 'SUMMARY_FAILED':
+      return { status: 'failed', message: result.message }
+    case 'CANCELLED':
+      return { status: 'cancelled', message: result.message }
   }
 }

@@ -1,0 +1,211 @@
+/**
+ * How an Agent is put together for a session: the same assembly for `bridle run` and for the
+ * Host's runtime, so a turn behaves alike in the terminal and in the app. Pure Node; whatever
+ * differs between the two (how approvals are asked, where a remembered rule is kept, what a
+ * compaction tells the user) comes in as a callback.
+ */
+import { join } from 'node:path'
+import { compactSession } from '../compaction/compactor.js'
+import type { CompactResult } from '../compaction/compactor.js'
+import { compactionPlugin } from '../compaction/plugin.js'
+import { recallTool } from '../compaction/recall.js'
+import { Kernel } from '../kernel/index.js'
+import type { Session } from '../log/session.js'
+import { Agent } from '../loop/agent.js'
+import type { AgentLimits, LoopEvents } from '../loop/agent.js'
+import type { ToolRunner } from '../loop/tools.js'
+import type { ModelAdapter } from '../models/types.js'
+import { createPromptSections } from '../prompt/builtin.js'
+import { turnContext } from '../prompt/context.js'
+import { sessionTokens } from '../tokens/index.js'
+import type { SessionTokens } from '../tokens/index.js'
+import { ApprovalPolicy } from '../tools/approvals.js'
+import type { ApprovalChannel, ApprovalMode, ApprovalRule } from '../tools/approvals.js'
+import { builtinTools } from '../tools/builtin/index.js'
+import { createToolPipeline, readOutputTool } from '../tools/pipeline.js'
+import { ToolRegistry } from '../tools/registry.js'
+import { OutputSpill } from '../tools/spill.js'
+import { SnapshotStore } from '../workspace/snapshot.js'
+import { TurnWorkspace } from '../workspace/turn-workspace.js'
+import type { Config } from './config.js'
+
+/** The model a session talks to; `contextWindow` undefined means nothing compacts by itself. */
+export interface AgentModel {
+  readonly adapter: ModelAdapter
+  readonly model: string
+  readonly contextWindow?: number
+}
+
+export interface AgentSetupOptions {
+  /** A writable session; the agent appends to it and never closes it. */
+  readonly session: Session
+  /** The folder the session works in (its `session/created` projectDir). */
+  readonly projectDir: string
+  readonly model: AgentModel
+  readonly config: Config
+  /** The data folder: spilled tool outputs and the workspace's snapshots live under it. */
+  readonly dataDir: string
+  /** The environment; tools get a scrubbed copy of it (no keys, tokens or secrets). */
+  readonly env: NodeJS.ProcessEnv
+  readonly approval: ApprovalMode
+  /** Who answers approvals; without one, `ask` refuses with NO_APPROVAL_CHANNEL. */
+  readonly approvalChannel?: ApprovalChannel
+  /**
+   * Told when the user answered "always allow": the policy already holds the rule for this
+   * session; the callback keeps it (config.json). Must not throw: a throw here would fail the
+   * tool call the user just allowed, so report a failure some other way.
+   */
+  readonly onRemember?: (rule: ApprovalRule) => void
+  /** Told about every automatic compaction attempt. Must not throw. */
+  readonly onCompacted?: (result: CompactResult) => void
+  /** Overrides `config.limits.maxSteps` (the CLI's --max-steps). */
+  readonly maxSteps?: number
+  /** Default `process.platform`; named in the system prompt's environment section. */
+  readonly platform?: string
+}
+
+/** An assembled agent and the parts its owner may need again (counting, rules). */
+export interface AgentSetup {
+  readonly agent: Agent
+  readonly approvals: ApprovalPolicy
+  /** The session's counter, calibrated from its log; compaction counts with it too. */
+  readonly tokens: SessionTokens
+  readonly tools: ToolRunner
+}
+
+/** The folder a session was created for, from its first event; undefined when it has none. */
+export function sessionProjectDir(session: Session): string | undefined {
+  const created = session.event(0)
+  return created?.type === 'session/created' ? created.data.projectDir : undefined
+}
+
+/** The endpoint and model the session was created with, as `session/created` recorded them. */
+export function sessionModelRef(session: Session): { endpointId?: string; model?: string } {
+  const created = session.event(0)
+  if (created?.type !== 'session/created') return {}
+  return {
+    ...(created.data.endpoint === undefined ? {} : { endpointId: created.data.endpoint }),
+    ...(created.data.model === undefined ? {} : { model: created.data.model }),
+  }
+}
+
+/** config.json's approval rules that apply in `projectDir` (its own and the global ones). */
+export function approvalRulesFor(config: Config, projectDir: string): ApprovalRule[] {
+  return config.approvalRules
+    .filter((rule) => rule.project === undefined || rule.project === projectDir)
+    .map(({ tool, prefix, effect }) =>
+      prefix === undefined ? { tool, effect } : { tool, prefix, effect },
+    )
+}
+
+/**
+ * Builds the agent of one session: the tool registry (built-ins, read_output, recall), the
+ * approval policy with the project's rules, the turn workspace (diffs), the tool pipeline, the
+ * prompt sections (read once, so the system prompt stays byte-identical), the turn context, the
+ * session's token counter, and automatic compaction when the window is known.
+ */
+export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
+  const { session, projectDir, config } = opts
+  const { adapter, model } = opts.model
+  // Counted with the model's tokenizer, or an estimate calibrated by what the server reported
+  // in this session so far.
+  const tokens = sessionTokens(session.slice(), model)
+  const spill = new OutputSpill(join(opts.dataDir, 'outputs'))
+  const registry = new ToolRegistry()
+  for (const tool of [
+    ...builtinTools({ bash: { env: opts.env } }),
+    readOutputTool(spill),
+    recallTool(() => session),
+  ])
+    registry.register(tool)
+  const approvals = new ApprovalPolicy(
+    opts.approval,
+    approvalRulesFor(config, projectDir),
+    opts.approvalChannel,
+    opts.onRemember,
+  )
+  // The turn's changes to the project are logged as workspace/diff at turn end.
+  const workspace = new TurnWorkspace(
+    projectDir,
+    new SnapshotStore(join(opts.dataDir, 'snapshots')),
+  )
+  const tools = createToolPipeline({ registry, approvals, spill, projectDir, workspace })
+  // Built once per agent: the system prompt (AGENTS.md included) stays byte-identical for every
+  // request; the date and git state go in as a context message at turn start instead.
+  const sections = await createPromptSections({
+    projectDir,
+    platform: opts.platform ?? process.platform,
+    toolNames: tools.specs().map((t) => t.name),
+  })
+  const agent = new Agent({
+    session,
+    adapter,
+    model,
+    kernel: await compactionKernel(opts, tokens),
+    tools,
+    turnHooks: workspace.turnHooks,
+    prompt: () => sections.assemble(),
+    turnContext: turnContext({ projectDir }),
+    tokens,
+    limits: limitsOf(config, opts.maxSteps),
+  })
+  return { agent, approvals, tokens, tools }
+}
+
+/** The loop's kernel: compaction before a step whose request would pass the window's threshold. */
+async function compactionKernel(
+  opts: AgentSetupOptions,
+  tokens: SessionTokens,
+): Promise<Kernel<LoopEvents>> {
+  const kernel = new Kernel<LoopEvents>()
+  const window = opts.model.contextWindow
+  if (window === undefined) return kernel
+  const { threshold, keepUserTurns, model: summaryModel, prune } = opts.config.compaction
+  await kernel.load(
+    compactionPlugin({
+      adapter: opts.model.adapter,
+      model: summaryModel ?? opts.model.model,
+      contextWindow: window,
+      threshold,
+      count: tokens.total,
+      prune,
+      keepUserTurns,
+      ...(opts.onCompacted ? { onCompacted: opts.onCompacted } : {}),
+    }),
+  )
+  return kernel
+}
+
+function limitsOf(config: Config, maxSteps: number | undefined): Partial<AgentLimits> {
+  const steps = maxSteps ?? config.limits.maxSteps
+  return {
+    ...(steps ? { maxSteps: steps } : {}),
+    ...(config.limits.maxWallSeconds ? { maxWallMs: config.limits.maxWallSeconds * 1000 } : {}),
+  }
+}
+
+/**
+ * Compacts a session now, whatever the threshold (`bridle compact`, `compaction/run`): with
+ * config's summary model when set (on the same endpoint), else the session's, and config's
+ * `keepUserTurns`. Resolves with the compactor's result; never throws for a failed summary.
+ */
+export function compactNow(
+  session: Session,
+  opts: {
+    readonly model: AgentModel
+    readonly config: Config
+    readonly count: SessionTokens['total']
+    readonly signal: AbortSignal
+    readonly focus?: string
+  },
+): Promise<CompactResult> {
+  const { keepUserTurns, model: summaryModel } = opts.config.compaction
+  return compactSession(session, {
+    adapter: opts.model.adapter,
+    model: summaryModel ?? opts.model.model,
+    signal: opts.signal,
+    keepUserTurns,
+    count: opts.count,
+    ...(opts.focus === undefined ? {} : { focus: opts.focus }),
+  })
+}

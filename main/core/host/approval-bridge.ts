@@ -1,0 +1,131 @@
+/**
+ * Approvals over the bridge: the approval channel the runtime gives each session's policy. A
+ * question is notified as `approval/request` and waits, listed in `pending`, until
+ * `approval/respond` answers it or the turn's signal aborts it (a cancel, or the Host closing).
+ */
+import type { ApprovalRequest as BridgeApprovalRequest } from '../../../preload/contract.js'
+import type { Session } from '../log/session.js'
+import type { ApprovalChannel, ApprovalDecision } from '../tools/approvals.js'
+
+export interface ApprovalAnswer {
+  readonly sessionId: string
+  readonly callId: string
+  readonly decision: 'allow' | 'deny'
+  readonly remember?: boolean
+  readonly reason?: string
+}
+
+interface Waiting {
+  readonly request: BridgeApprovalRequest
+  readonly answer: (decision: ApprovalDecision) => void
+}
+
+export class ApprovalBridge {
+  /** Waiting questions by session, then by call id (unique within the one open step). */
+  private readonly waiting = new Map<string, Map<string, Waiting>>()
+
+  constructor(private readonly announce: (request: BridgeApprovalRequest) => void) {}
+
+  /**
+   * The channel for one session's policy. The returned promise settles with the user's answer;
+   * it rejects when `signal` aborts (the policy then records the call as cancelled) and the
+   * question leaves `pending` either way.
+   */
+  channelFor(session: Session): ApprovalChannel {
+    return (request, signal) =>
+      new Promise<ApprovalDecision>((resolve, reject) => {
+        if (signal.aborted) {
+          reject(new Error('the turn was stopped'))
+          return
+        }
+        const bridged: BridgeApprovalRequest = {
+          sessionId: session.id,
+          callId: request.callId,
+          tool: request.tool,
+          description: request.description,
+          args: callArgs(session, request.callId),
+          ...(request.approvalKey === undefined ? {} : { approvalKey: request.approvalKey }),
+        }
+        const forget = () => {
+          signal.removeEventListener('abort', onAbort)
+          this.remove(session.id, request.callId)
+        }
+        const onAbort = () => {
+          forget()
+          reject(new Error('the turn was stopped'))
+        }
+        signal.addEventListener('abort', onAbort, { once: true })
+        this.sessionMap(session.id).set(request.callId, {
+          request: bridged,
+          answer: (decision) => {
+            forget()
+            resolve(decision)
+          },
+        })
+        this.announce(bridged)
+      })
+  }
+
+  /** The questions waiting in a session, oldest first (so a reloaded UI can show them again). */
+  pending(sessionId: string): BridgeApprovalRequest[] {
+    return [...(this.waiting.get(sessionId)?.values() ?? [])].map((w) => w.request)
+  }
+
+  /**
+   * Answers a waiting question; false when nothing waits under that call id (answered already,
+   * cancelled, or never asked). "Remember" counts only where the question offered a rule to
+   * remember (an approvalKey): a compound command has none, and "always" then means once.
+   */
+  respond(answer: ApprovalAnswer): boolean {
+    const waiting = this.waiting.get(answer.sessionId)?.get(answer.callId)
+    if (!waiting) return false
+    if (answer.decision === 'deny') {
+      waiting.answer({ decision: 'deny', ...(answer.reason ? { reason: answer.reason } : {}) })
+    } else {
+      const remember = answer.remember === true && waiting.request.approvalKey !== undefined
+      waiting.answer({ decision: 'allow', ...(remember ? { remember: true } : {}) })
+    }
+    return true
+  }
+
+  private sessionMap(sessionId: string): Map<string, Waiting> {
+    let calls = this.waiting.get(sessionId)
+    if (!calls) {
+      calls = new Map()
+      this.waiting.set(sessionId, calls)
+    }
+    return calls
+  }
+
+  private remove(sessionId: string, callId: string): void {
+    const calls = this.waiting.get(sessionId)
+    calls?.delete(callId)
+    if (calls?.size === 0) this.waiting.delete(sessionId)
+  }
+}
+
+/**
+ * The arguments of a call as the model sent them, parsed: the policy hands the channel only a
+ * description, so they are read back from the step's `assistant/message` (the latest one, since
+ * approvals are asked inside the open step). Text that is not JSON is shown as it is.
+ */
+export function callArgs(session: Session, callId: string): unknown {
+  for (let seq = session.length - 1; seq >= 0; seq--) {
+    const event = session.event(seq)
+    if (event?.type !== 'assistant/message') continue
+    for (const block of event.data.blocks) {
+      if (block.type === 'tool-call' && block.callId === callId) return parseArgs(block.args)
+    }
+    return undefined
+  }
+  return undefined
+}
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    // Pipeline validation has accepted these arguments, so this is rare; show the raw text.
+    return text
+  }
+}

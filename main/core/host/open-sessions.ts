@@ -1,0 +1,109 @@
+/**
+ * The sessions the runtime holds open for writing: one `Session` per id in this process, with
+ * the writer lock, and its whitelisted events forwarded as `session/event` while it is open.
+ */
+import { isForwardedEventType } from '../../../preload/contract.js'
+import type { EventDto, NotificationOf, TopicName } from '../../../preload/contract.js'
+import { Session } from '../log/index.js'
+import type { LogEvent } from '../log/index.js'
+import type { Store } from '../store/index.js'
+import { StoreError } from '../store/index.js'
+import { HostError } from './host.js'
+
+/** Sends a notification; must not throw (see `safeNotifier`). */
+export type Notify = <T extends TopicName>(topic: T, payload: NotificationOf<T>) => void
+
+/**
+ * Wraps a sink so that a failing transport is reported and swallowed: forwarding runs inside
+ * the session's commit and the agent's stream, and must never fail either.
+ */
+export function safeNotifier(sink: Notify): Notify {
+  return (topic, payload) => {
+    try {
+      sink(topic, payload)
+    } catch (error) {
+      console.error(`[bridle] forwarding ${topic} failed:`, error)
+    }
+  }
+}
+
+/** An event as the bridge carries it. */
+export function eventDto(event: LogEvent): EventDto {
+  const { seq, type, v, turn, step, at, data } = event
+  return { seq, type, v, turn, step, at, data }
+}
+
+export class OpenSessions<Extra extends object> {
+  private readonly open = new Map<string, { readonly session: Session; readonly extra: Extra }>()
+  private readonly stops = new Map<string, () => void>()
+
+  constructor(
+    private readonly store: Store,
+    private readonly notify: Notify,
+    /** The per-session state the owner keeps beside each open session. */
+    private readonly fresh: (session: Session) => Extra,
+  ) {}
+
+  /**
+   * The session and its state, opened (and repaired) on first use. Throws HostError NOT_FOUND
+   * when there is no such session, CONFLICT when another process holds its writer lock.
+   */
+  get(sessionId: string): { readonly session: Session; readonly extra: Extra } {
+    const known = this.open.get(sessionId)
+    if (known) return known
+    const session = openForWriting(this.store, sessionId)
+    const entry = { session, extra: this.fresh(session) }
+    this.open.set(sessionId, entry)
+    this.stops.set(
+      sessionId,
+      session.subscribe((event) => {
+        if (!isForwardedEventType(event.type)) return
+        this.notify('session/event', { sessionId, event: eventDto(event) })
+      }),
+    )
+    return entry
+  }
+
+  /** The state of an open session, without opening it. */
+  peek(sessionId: string): Extra | undefined {
+    return this.open.get(sessionId)?.extra
+  }
+
+  values(): Extra[] {
+    return [...this.open.values()].map((entry) => entry.extra)
+  }
+
+  /** Stops forwarding and closes every session (committing what is pending, releasing locks). */
+  closeAll(): void {
+    const failures: unknown[] = []
+    for (const [sessionId, { session }] of this.open) {
+      this.stops.get(sessionId)?.()
+      try {
+        session.close()
+      } catch (error) {
+        // One session whose last commit failed must not keep the others' locks held.
+        failures.push(error)
+      }
+    }
+    this.open.clear()
+    this.stops.clear()
+    if (failures.length > 0) throw new AggregateError(failures, 'some sessions failed to close')
+  }
+}
+
+function openForWriting(store: Store, sessionId: string): Session {
+  if (!store.getSession(sessionId)) throw new HostError('NOT_FOUND', `no session ${sessionId}`)
+  try {
+    return Session.open(store, sessionId)
+  } catch (error) {
+    if (error instanceof StoreError && error.code === 'NO_SUCH_SESSION')
+      throw new HostError('NOT_FOUND', `no session ${sessionId}`)
+    if (error instanceof StoreError && error.code === 'SESSION_LOCKED') {
+      throw new HostError(
+        'CONFLICT',
+        `another Bridle process has session ${sessionId} open (${error.message})`,
+      )
+    }
+    throw error
+  }
+}

@@ -1,0 +1,474 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { methods, notifications } from '../../../preload/contract.js'
+import type { NotificationOf, ParamsOf, ResultOf, TopicName } from '../../../preload/contract.js'
+import { Config } from '../../../main/core/host/config.js'
+import { HostError } from '../../../main/core/host/host.js'
+import type { CallContext } from '../../../main/core/host/host.js'
+import { createRuntime } from '../../../main/core/host/runtime.js'
+import type {
+  ModelChoice,
+  RuntimeMethods,
+  RuntimeService,
+  SettingsService,
+} from '../../../main/core/host/services.js'
+import { Session } from '../../../main/core/log/index.js'
+import type { LogEvent } from '../../../main/core/log/index.js'
+import { createOpenAiCompatibleAdapter } from '../../../main/core/models/openai-compatible.js'
+import { databasePath, openStore } from '../../../main/core/store/index.js'
+import type { Store } from '../../../main/core/store/index.js'
+import { chatRequests, startModelServer } from '../../fixtures/model-server/server.js'
+import type { ModelServer } from '../../fixtures/model-server/server.js'
+
+interface Heard {
+  readonly topic: TopicName
+  readonly payload: unknown
+}
+
+interface FakeSettings extends SettingsService {
+  config: Config
+  /** When set, resolveModel fails with it. */
+  failure?: HostError
+  readonly remembered: Parameters<SettingsService['rememberApprovalRule']>[0][]
+}
+
+let home: string
+let project: string
+let store: Store
+let server: ModelServer
+let settings: FakeSettings
+let heard: Heard[]
+let runtime: ReturnType<typeof createRuntime>
+let service: RuntimeService
+
+beforeEach(async () => {
+  home = mkdtempSync(join(tmpdir(), 'bridle-runtime-'))
+  project = join(home, 'project')
+  mkdirSync(project)
+  project = realpathSync(project)
+  store = openStore(databasePath(home))
+  server = await startModelServer()
+  settings = fakeSettings(server)
+  heard = []
+  runtime = createRuntime(
+    {
+      home,
+      store,
+      notify: <T extends TopicName>(topic: T, payload: NotificationOf<T>) => {
+        // Every notification must be what the contract says the renderer will parse.
+        notifications[topic].parse(payload)
+        heard.push({ topic, payload })
+      },
+    },
+    settings,
+  )
+  service = runtime.service
+})
+
+afterEach(async () => {
+  await service.close()
+  await server.close()
+  store.close()
+  rmSync(home, { recursive: true, force: true })
+})
+
+function fakeSettings(model: ModelServer): FakeSettings {
+  const fake: FakeSettings = {
+    config: Config.parse({ approval: 'ask' }),
+    remembered: [],
+    current: () => fake.config,
+    defaults: () => ({}),
+    resolveModel: (ref) => {
+      if (fake.failure) return Promise.reject(fake.failure)
+      const choice: ModelChoice = {
+        endpointId: ref.endpointId ?? 'local',
+        baseUrl: model.url,
+        adapter: createOpenAiCompatibleAdapter({ baseUrl: model.url }),
+        model: ref.model ?? 'scripted',
+      }
+      return Promise.resolve(choice)
+    },
+    rememberApprovalRule: (rule) => void fake.remembered.push(rule),
+  }
+  return fake
+}
+
+/** A stored session, closed again so the runtime can take its lock. */
+function newSession(): string {
+  const session = Session.create(store, {
+    projectDir: project,
+    model: 'scripted',
+    endpoint: 'local',
+  })
+  session.close()
+  return session.id
+}
+
+/** Calls a runtime method as the bridge would: params parsed, result checked by the contract. */
+async function call<M extends RuntimeMethods>(
+  method: M,
+  params: ParamsOf<M>,
+): Promise<ResultOf<M>> {
+  const parsed: unknown = methods[method].params.parse(params)
+  const handler = runtime.handlers[method] as (p: unknown, c: CallContext) => unknown
+  const value = await handler(parsed, { transport: 'in-process' })
+  return methods[method].result.parse(value) as ResultOf<M>
+}
+
+const forwarded = (sessionId: string): NotificationOf<'session/event'>['event'][] =>
+  heard.flatMap(({ topic, payload }) => {
+    if (topic !== 'session/event') return []
+    const note = payload as NotificationOf<'session/event'>
+    return note.sessionId === sessionId ? [note.event] : []
+  })
+
+const heardOf = <T extends TopicName>(topic: T): NotificationOf<T>[] =>
+  heard.flatMap((h) => (h.topic === topic ? [h.payload as NotificationOf<T>] : []))
+
+async function waitFor<T>(probe: () => T | undefined | false, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const value = probe()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const turnEnds = (sessionId: string) =>
+  forwarded(sessionId).filter((event) => event.type === 'turn/end')
+
+const waitForTurnEnd = (sessionId: string, count = 1) =>
+  waitFor(() => turnEnds(sessionId)[count - 1], `turn/end #${count}`)
+
+/** The session's history as the store has it, read without the writer lock. */
+function storedEvents(sessionId: string): LogEvent[] {
+  const session = Session.open(store, sessionId, { mode: 'read' })
+  const events = session.slice()
+  session.close()
+  return events
+}
+
+const call0 = (id: string, name: string, args: Record<string, unknown>) => ({
+  steps: [{ toolCall: { id, name, args: JSON.stringify(args) } }, { finish: 'tool_calls' }],
+})
+
+describe('turn/send', () => {
+  it('runs the turn in the background and forwards events, deltas and running changes', async () => {
+    server.enqueue({ steps: [{ reasoning: 'Thinking.' }, { text: 'Hello there.' }], chunkSize: 4 })
+    const sessionId = newSession()
+    const sent = await call('turn/send', { sessionId, requestId: 'r1', text: 'hi' })
+    expect(sent).toEqual({ accepted: true })
+    expect(service.isRunning(sessionId)).toBe(true)
+    const end = await waitForTurnEnd(sessionId)
+    expect(end.data).toEqual({ reason: 'completed' })
+    await waitFor(() => !service.isRunning(sessionId), 'the run to settle')
+
+    const types = forwarded(sessionId).map((event) => event.type)
+    expect(types[0]).toBe('inbox/queued')
+    expect(types).toContain('turn/start')
+    expect(types).toContain('assistant/message')
+    expect(types.at(-1)).toBe('turn/end')
+    expect(types).not.toContain('assistant/chunk')
+    const deltas = heardOf('stream/delta').filter((d) => d.sessionId === sessionId)
+    expect(
+      deltas
+        .filter((d) => d.kind === 'text')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('Hello there.')
+    expect(
+      deltas
+        .filter((d) => d.kind === 'reasoning')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('Thinking.')
+    expect(deltas.every((d) => d.turn === 1 && d.step === 1)).toBe(true)
+    // Started, then stopped running.
+    await waitFor(() => heardOf('sessions/changed').length >= 2, 'two sessions/changed')
+    expect(heardOf('sessions/changed')).toEqual([
+      { sessionIds: [sessionId] },
+      { sessionIds: [sessionId] },
+    ])
+  })
+
+  it('accepts a requestId once', async () => {
+    server.enqueue('One answer.')
+    const sessionId = newSession()
+    expect(await call('turn/send', { sessionId, requestId: 'same', text: 'hi' })).toEqual({
+      accepted: true,
+    })
+    const again = await call('turn/send', { sessionId, requestId: 'same', text: 'hi' })
+    expect(again.accepted).toBe(false)
+    expect(again.reason).toContain('already sent')
+    await waitForTurnEnd(sessionId)
+    await waitFor(() => !service.isRunning(sessionId), 'the run to settle')
+    expect(chatRequests(server)).toHaveLength(1)
+  })
+
+  it('logs the input and an error saying what to configure when no model resolves', async () => {
+    settings.failure = new HostError('NOT_FOUND', 'no endpoint is configured: add one in Settings')
+    const sessionId = newSession()
+    const sent = await call('turn/send', { sessionId, requestId: 'lost?', text: 'keep me' })
+    expect(sent).toEqual({
+      accepted: false,
+      reason: 'no endpoint is configured: add one in Settings',
+    })
+    await waitForTurnEnd(sessionId)
+    const error = forwarded(sessionId).find((event) => event.type === 'error')
+    expect(error?.data).toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+      message: 'no endpoint is configured: add one in Settings',
+    })
+    const stored = storedEvents(sessionId)
+    expect(stored.find((event) => event.type === 'inbox/queued')?.data).toMatchObject({
+      requestId: 'lost?',
+      message: 'keep me',
+    })
+    expect(stored.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'error' } })
+    expect(chatRequests(server)).toHaveLength(0)
+
+    // Once configured, the next send works, and the model never sees the refused input.
+    settings.failure = undefined
+    server.enqueue('Now it works.')
+    expect(await call('turn/send', { sessionId, requestId: 'r2', text: 'again' })).toEqual({
+      accepted: true,
+    })
+    await waitForTurnEnd(sessionId, 2)
+    const sentText = JSON.stringify(chatRequests(server)[0]?.body)
+    expect(sentText).toContain('again')
+    expect(sentText).not.toContain('keep me')
+  })
+
+  it('maps a missing session to NOT_FOUND and a locked one to CONFLICT', async () => {
+    await expect(
+      call('turn/send', { sessionId: 'nope', requestId: 'r', text: 'x' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    const holder = Session.create(store, { projectDir: project })
+    try {
+      await expect(
+        call('turn/send', { sessionId: holder.id, requestId: 'r', text: 'x' }),
+      ).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: expect.stringContaining('another Bridle process') as unknown,
+      })
+    } finally {
+      holder.close()
+    }
+  })
+})
+
+describe('approvals over the bridge', () => {
+  it('asks, lists the question, and runs the command once allowed ("always" is remembered)', async () => {
+    server.enqueue(call0('c1', 'bash', { command: 'touch made.txt' }), 'Made it.')
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'make a file' })
+    const request = await waitFor(() => heardOf('approval/request')[0], 'approval/request')
+    expect(request).toEqual({
+      sessionId,
+      callId: 'c1',
+      tool: 'bash',
+      description: expect.stringContaining('touch made.txt') as unknown,
+      args: { command: 'touch made.txt' },
+      approvalKey: 'touch made.txt',
+    })
+    expect(service.pendingApprovals(sessionId)).toEqual([request])
+    expect(existsSync(join(project, 'made.txt'))).toBe(false)
+
+    expect(
+      await call('approval/respond', { sessionId, callId: 'unknown', decision: 'allow' }),
+    ).toEqual({ accepted: false })
+    expect(
+      await call('approval/respond', {
+        sessionId,
+        callId: 'c1',
+        decision: 'allow',
+        remember: true,
+      }),
+    ).toEqual({ accepted: true })
+    expect(service.pendingApprovals(sessionId)).toEqual([])
+    await waitForTurnEnd(sessionId)
+    expect(existsSync(join(project, 'made.txt'))).toBe(true)
+    expect(settings.remembered).toEqual([
+      { tool: 'bash', prefix: 'touch made.txt', effect: 'allow', project },
+    ])
+    const result = forwarded(sessionId).find((event) => event.type === 'tool/result')
+    expect(result?.data).toMatchObject({ callId: 'c1', ok: true })
+    // A second answer to the same question is not taken.
+    expect(await call('approval/respond', { sessionId, callId: 'c1', decision: 'deny' })).toEqual({
+      accepted: false,
+    })
+  })
+
+  it('applies changed settings from the next turn: a new approval mode needs no question', async () => {
+    server.enqueue(
+      call0('w1', 'write', { path: 'one.md', content: '1\n' }),
+      'Asked first.',
+      call0('w2', 'write', { path: 'two.md', content: '2\n' }),
+      'Not asked.',
+    )
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'write one' })
+    await waitFor(() => heardOf('approval/request')[0], 'approval/request')
+    await call('approval/respond', { sessionId, callId: 'w1', decision: 'allow' })
+    await waitForTurnEnd(sessionId)
+    // The user switches to auto-edit in Settings (config.json is re-read as a new object).
+    settings.config = Config.parse({ approval: 'auto-edit' })
+    await call('turn/send', { sessionId, requestId: 'r2', text: 'write two' })
+    await waitForTurnEnd(sessionId, 2)
+    expect(heardOf('approval/request')).toHaveLength(1)
+    expect(readFileSync(join(project, 'two.md'), 'utf8')).toBe('2\n')
+  })
+
+  it('a denial with a reason reaches the model as APPROVAL_DENIED', async () => {
+    server.enqueue(call0('w1', 'write', { path: 'notes.md', content: 'hello\n' }), 'Understood.')
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'write notes' })
+    await waitFor(() => heardOf('approval/request')[0], 'approval/request')
+    await call('approval/respond', {
+      sessionId,
+      callId: 'w1',
+      decision: 'deny',
+      reason: 'use the notes template',
+    })
+    await waitForTurnEnd(sessionId)
+    const result = forwarded(sessionId).find((event) => event.type === 'tool/result')
+    expect(result?.data).toMatchObject({
+      callId: 'w1',
+      ok: false,
+      error: {
+        code: 'APPROVAL_DENIED',
+        message: expect.stringContaining('use the notes template') as unknown,
+      },
+    })
+    expect(existsSync(join(project, 'notes.md'))).toBe(false)
+    expect(settings.remembered).toEqual([])
+  })
+
+  it('a cancel while a question waits resolves it as cancelled', async () => {
+    server.enqueue(call0('c1', 'bash', { command: 'touch never.txt' }))
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'make a file' })
+    await waitFor(() => heardOf('approval/request')[0], 'approval/request')
+    expect(await call('turn/cancel', { sessionId })).toEqual({ wasRunning: true })
+    const end = await waitForTurnEnd(sessionId)
+    expect(end.data).toEqual({ reason: 'cancelled' })
+    expect(service.pendingApprovals(sessionId)).toEqual([])
+    const decided = forwarded(sessionId).find((event) => event.type === 'approval/decided')
+    expect(decided?.data).toMatchObject({ callId: 'c1', decision: 'cancelled' })
+    const result = forwarded(sessionId).find((event) => event.type === 'tool/result')
+    expect(result?.data).toMatchObject({ ok: false, error: { code: 'ABORTED_BEFORE_DISPATCH' } })
+    expect(existsSync(join(project, 'never.txt'))).toBe(false)
+    expect(await call('approval/respond', { sessionId, callId: 'c1', decision: 'allow' })).toEqual({
+      accepted: false,
+    })
+  })
+})
+
+describe('turn/cancel and compaction', () => {
+  it('cancels a long stream; compaction is refused meanwhile, then runs and is undone', async () => {
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => (release = resolve))
+    server.enqueue(
+      'First answer.',
+      'Second answer.',
+      { steps: [{ text: 'Partial ' }, { wait: held }, { text: 'never shown' }] },
+      'Summary: the user said hello three times.',
+    )
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'hello one' })
+    await waitForTurnEnd(sessionId, 1)
+    await waitFor(() => !service.isRunning(sessionId), 'turn 1 to settle')
+    await call('turn/send', { sessionId, requestId: 'r2', text: 'hello two' })
+    await waitForTurnEnd(sessionId, 2)
+    await waitFor(() => !service.isRunning(sessionId), 'turn 2 to settle')
+    await call('turn/send', { sessionId, requestId: 'r3', text: 'hello three' })
+    await waitFor(
+      () => heardOf('stream/delta').some((d) => d.text.includes('Partial')),
+      'the partial text',
+    )
+    await expect(call('compaction/run', { sessionId })).rejects.toMatchObject({ code: 'CONFLICT' })
+
+    expect(await call('turn/cancel', { sessionId })).toEqual({ wasRunning: true })
+    const end = await waitForTurnEnd(sessionId, 3)
+    expect(end.data).toEqual({ reason: 'cancelled' })
+    release()
+    await waitFor(() => !service.isRunning(sessionId), 'turn 3 to settle')
+    expect(await call('turn/cancel', { sessionId })).toEqual({ wasRunning: false })
+
+    const outcome = await call('compaction/run', { sessionId, focus: 'greetings' })
+    expect(outcome).toMatchObject({ status: 'compacted' })
+    if (outcome.status !== 'compacted') throw new Error('not compacted')
+    const summaryRequest = JSON.stringify(chatRequests(server).at(-1)?.body)
+    expect(summaryRequest).toContain('Focus the summary on: greetings')
+    const checkpoint = forwarded(sessionId).find((event) => event.type === 'compaction/checkpoint')
+    expect(checkpoint?.seq).toBe(outcome.checkpointSeq)
+
+    const undone = await call('compaction/undo', {
+      sessionId,
+      checkpointSeq: outcome.checkpointSeq,
+    })
+    const undoneEvent = forwarded(sessionId).find((event) => event.type === 'compaction/undone')
+    expect(undoneEvent).toMatchObject({
+      seq: undone.undoneSeq,
+      data: { checkpointSeq: outcome.checkpointSeq },
+    })
+    await expect(
+      call('compaction/undo', { sessionId, checkpointSeq: outcome.checkpointSeq }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(call('compaction/undo', { sessionId, checkpointSeq: 1 })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    })
+  })
+
+  it('maps an empty history to nothing-to-compact and a failed summary to failed', async () => {
+    const empty = newSession()
+    expect(await call('compaction/run', { sessionId: empty })).toMatchObject({
+      status: 'nothing-to-compact',
+    })
+
+    server.enqueue('Only answer.', { status: 400, body: { error: { message: 'too long' } } })
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'hi' })
+    await waitForTurnEnd(sessionId)
+    await waitFor(() => !service.isRunning(sessionId), 'the run to settle')
+    const outcome = await call('compaction/run', { sessionId })
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining('too long') as unknown,
+    })
+    expect(forwarded(sessionId).some((event) => event.type === 'compaction/checkpoint')).toBe(false)
+  })
+})
+
+describe('close', () => {
+  it('cancels a running turn, lets it settle and releases the session lock', async () => {
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => (release = resolve))
+    server.enqueue({ steps: [{ text: 'Working on it ' }, { wait: held }, { text: 'never' }] })
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'long job' })
+    await waitFor(() => heardOf('stream/delta').length > 0, 'a delta')
+    await service.close()
+    release()
+    expect(service.isRunning(sessionId)).toBe(false)
+    await expect(
+      call('turn/send', { sessionId, requestId: 'r2', text: 'more' }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' })
+
+    const reopened = Session.open(store, sessionId)
+    try {
+      const events = reopened.slice()
+      expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'cancelled' } })
+      expect(events.some((event) => event.type === 'recovery/repaired')).toBe(false)
+      expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({
+        interrupted: true,
+        blocks: [{ type: 'text', text: 'Working on it ' }],
+      })
+    } finally {
+      reopened.close()
+    }
+  })
+})
