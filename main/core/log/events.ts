@@ -276,6 +276,14 @@ export const eventData = {
         status: z.enum(['added', 'modified', 'deleted', 'renamed']),
         additions: z.number().int().nonnegative(),
         deletions: z.number().int().nonnegative(),
+        /**
+         * Snapshot hashes (content-addressed, in the data folder) of the file before the turn
+         * first touched it and at the turn's end, so the diff can be shown exactly later. Absent
+         * when there was no file, or its content is not known (changed unseen by a command, or
+         * too large to keep).
+         */
+        beforeHash: z.string().optional(),
+        afterHash: z.string().optional(),
       }),
     ),
   }),

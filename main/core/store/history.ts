@@ -59,6 +59,30 @@ export class EventReader {
     return rows
   }
 
+  /** How many rows of `segments` match the seq range and types: one index count per segment. */
+  count(
+    segments: readonly Segment[],
+    query: Pick<EventQuery, 'fromSeq' | 'toSeq' | 'types'>,
+  ): number {
+    checkQuery(query)
+    if (query.types?.length === 0) return 0
+    let total = 0
+    for (const segment of segments) {
+      const from = Math.max(segment.fromSeq, query.fromSeq ?? 0)
+      const to = Math.min(segment.toSeq, query.toSeq ?? Infinity)
+      if (from >= to) continue
+      const params: (string | number)[] = [segment.sessionId, from, bound(to)]
+      let sql = 'SELECT count(*) FROM events WHERE session_id = ? AND seq >= ? AND seq < ?'
+      if (query.types !== undefined) {
+        sql = `SELECT count(*) FROM events INDEXED BY events_by_type WHERE session_id = ? AND seq >= ? AND seq < ? AND type IN (${query.types.map(() => '?').join(', ')})`
+        params.push(...query.types)
+      }
+      const counter = this.statement(sql).pluck()
+      total += counter.get(...params) as number
+    }
+    return total
+  }
+
   /** The newest seq of `type` in [from, to) of one session's own rows: one index seek. */
   lastSeqOfType(sessionId: string, type: string, from: number, to: number): number | undefined {
     return this.lastOfType.get(sessionId, type, from, bound(to))

@@ -13,6 +13,7 @@ export type {
   NewSession,
   SearchHit,
   Segment,
+  SessionFilter,
   SessionPage,
   SessionRow,
   Store,

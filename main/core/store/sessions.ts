@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import type { SessionRecord } from './rows.js'
 import { SESSION_COLUMNS, toSessionRow } from './rows.js'
-import type { NewSession, SessionPage, SessionRow } from './types.js'
+import type { NewSession, SessionFilter, SessionPage, SessionRow } from './types.js'
 import { StoreError } from './types.js'
 
 /** Fork chains deeper than this are treated as a damaged parent link (a cycle). */
@@ -19,7 +19,6 @@ export class SessionTable {
   >
   private readonly updateTitle: Database.Statement<[string | null, number, string]>
   private readonly updateDeleted: Database.Statement<[number | null, string]>
-  private readonly tree: Database.Statement<[], SessionRecord>
   private readonly pages = new Map<string, Database.Statement>()
 
   constructor(private readonly db: Database.Database) {
@@ -30,9 +29,6 @@ export class SessionTable {
     )
     this.updateTitle = db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?')
     this.updateDeleted = db.prepare('UPDATE sessions SET deleted_at = ? WHERE id = ?')
-    this.tree = db.prepare(
-      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE deleted_at IS NULL ORDER BY created_at, id`,
-    )
   }
 
   get(id: string): SessionRow | undefined {
@@ -95,16 +91,14 @@ export class SessionTable {
   }
 
   /** Newest activity first, ties by id; keyset paging, so a page costs O(limit) at any depth. */
-  list(opts: { cursor?: string | null; limit: number; includeDeleted?: boolean }): SessionPage {
+  list(opts: SessionFilter & { cursor?: string | null; limit: number }): SessionPage {
     if (!Number.isSafeInteger(opts.limit) || opts.limit < 1) {
       throw new RangeError(
         `listSessions: limit must be a positive integer, got ${String(opts.limit)}`,
       )
     }
     const after = opts.cursor ? decodeCursor(opts.cursor) : undefined
-    const conditions: string[] = []
-    const params: (string | number)[] = []
-    if (opts.includeDeleted !== true) conditions.push('deleted_at IS NULL')
+    const { conditions, params } = filterConditions(opts)
     if (after !== undefined) {
       conditions.push('(updated_at, id) < (?, ?)')
       params.push(after.updatedAt, after.id)
@@ -122,8 +116,11 @@ export class SessionTable {
     }
   }
 
-  listTree(): SessionRow[] {
-    return this.tree.all().map(toSessionRow)
+  listTree(filter: SessionFilter = {}): SessionRow[] {
+    const { conditions, params } = filterConditions(filter)
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`
+    const sql = `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`
+    return (this.page(sql).all(...params) as SessionRecord[]).map(toSessionRow)
   }
 
   setTitle(id: string, title: string | null, at: number): void {
@@ -142,6 +139,21 @@ export class SessionTable {
     }
     return statement
   }
+}
+
+/** The WHERE conditions (and their parameters) of a listing's filter. */
+function filterConditions(filter: SessionFilter): {
+  conditions: string[]
+  params: (string | number)[]
+} {
+  const conditions: string[] = []
+  const params: (string | number)[] = []
+  if (filter.includeDeleted !== true) conditions.push('deleted_at IS NULL')
+  if (filter.projectDir !== undefined) {
+    conditions.push('project_dir = ?')
+    params.push(filter.projectDir)
+  }
+  return { conditions, params }
 }
 
 export function noSuchSession(id: string): StoreError {

@@ -16,6 +16,7 @@ import type {
   NewSession,
   SearchHit,
   Segment,
+  SessionFilter,
   SessionPage,
   SessionRow,
   Store,
@@ -110,16 +111,12 @@ export class SqliteStore implements Store {
     return this.sessions.get(id)
   }
 
-  listSessions(opts: {
-    cursor?: string | null
-    limit: number
-    includeDeleted?: boolean
-  }): SessionPage {
+  listSessions(opts: SessionFilter & { cursor?: string | null; limit: number }): SessionPage {
     return this.sessions.list(opts)
   }
 
-  listTree(): readonly SessionRow[] {
-    return this.sessions.listTree()
+  listTree(filter?: SessionFilter): readonly SessionRow[] {
+    return this.sessions.listTree(filter)
   }
 
   setTitle(id: string, title: string | null, at: number): void {
@@ -149,6 +146,13 @@ export class SqliteStore implements Store {
 
   readEvents(sessionId: string, query: EventQuery = {}): EventRow[] {
     return this.reader.read(this.segments(sessionId), query)
+  }
+
+  countEvents(
+    sessionId: string,
+    query: Pick<EventQuery, 'fromSeq' | 'toSeq' | 'types'> = {},
+  ): number {
+    return this.reader.count(this.segments(sessionId), query)
   }
 
   lastSeqOfType(sessionId: string, type: string, beforeSeq: number): number | undefined {

@@ -64,6 +64,14 @@ export interface EventQuery {
   readonly limit?: number
 }
 
+/** Which sessions a listing shows. */
+export interface SessionFilter {
+  /** Trashed sessions are left out unless this is true. */
+  readonly includeDeleted?: boolean
+  /** Only sessions of this project folder (compared as stored: the real path at creation). */
+  readonly projectDir?: string
+}
+
 export interface SessionPage {
   readonly items: readonly SessionRow[]
   readonly nextCursor: string | null
@@ -123,14 +131,13 @@ export interface Store {
 
   createSession(session: NewSession): void
   getSession(id: string): SessionRow | undefined
-  /** Newest activity first; the cursor is opaque. Trashed sessions are left out unless asked. */
-  listSessions(opts: {
-    cursor?: string | null
-    limit: number
-    includeDeleted?: boolean
-  }): SessionPage
-  /** Every session with its parent and fork point (for the session tree). */
-  listTree(): readonly SessionRow[]
+  /**
+   * Newest activity first; the cursor is opaque. Trashed sessions are left out unless asked.
+   * A cursor stays valid with the same filter it was produced under.
+   */
+  listSessions(opts: SessionFilter & { cursor?: string | null; limit: number }): SessionPage
+  /** Every session with its parent and fork point (for the session tree), oldest first. */
+  listTree(filter?: SessionFilter): readonly SessionRow[]
   setTitle(id: string, title: string | null, at: number): void
   setDeleted(id: string, deletedAt: number | null): void
 
@@ -152,6 +159,11 @@ export interface Store {
   readOwnEvents(sessionId: string, query?: EventQuery): EventRow[]
   /** Rows of a session's whole history (ancestors' prefixes, then its own), ascending, filtered. */
   readEvents(sessionId: string, query?: EventQuery): EventRow[]
+  /**
+   * How many rows of a session's whole history match (seq range and types only): one index
+   * count per segment, so it costs no row reads.
+   */
+  countEvents(sessionId: string, query?: Pick<EventQuery, 'fromSeq' | 'toSeq' | 'types'>): number
   /** The largest seq < beforeSeq in the session's history whose type is `type`, or undefined. */
   lastSeqOfType(sessionId: string, type: string, beforeSeq: number): number | undefined
 

@@ -9,6 +9,9 @@ import type { TreeStat } from './tree-stat.js'
 
 export type WorkspaceDiffFile = EventData<'workspace/diff'>['files'][number]
 
+/** A file's content at the turn's end is kept (for its diff) only up to this size. */
+export const DEFAULT_AFTER_SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024
+
 /** Command content snapshots: files up to this size are read before a command runs... */
 export const DEFAULT_COMMAND_SNAPSHOT_MAX_FILE_BYTES = 256 * 1024
 /** ...as long as there are at most this many of them... */
@@ -26,6 +29,8 @@ export interface TurnChangesOptions {
   commandSnapshotMaxFileBytes?: number
   commandSnapshotMaxFiles?: number
   commandSnapshotMaxBytes?: number
+  /** See DEFAULT_AFTER_SNAPSHOT_MAX_BYTES. */
+  afterSnapshotMaxBytes?: number
 }
 
 /** What `finish` could not count exactly, for the UI to say so. */
@@ -183,7 +188,13 @@ export class TurnChanges {
     switch (prior.kind) {
       case 'absent':
         if (current === undefined) return undefined
-        return { path, status: 'added', additions: lineCount(current), deletions: 0 }
+        return {
+          path,
+          status: 'added',
+          additions: lineCount(current),
+          deletions: 0,
+          ...this.afterHash(current),
+        }
       case 'unknown':
         notes.unknownBase.push(path)
         return {
@@ -191,15 +202,24 @@ export class TurnChanges {
           status: current === undefined ? 'deleted' : 'modified',
           additions: 0,
           deletions: 0,
+          ...this.afterHash(current),
         }
       case 'file': {
         const before = this.snapshots.get(prior.hash)
+        const beforeHash = prior.hash
         if (current === undefined) {
-          return { path, status: 'deleted', additions: 0, deletions: lineCount(before) }
+          return { path, status: 'deleted', additions: 0, deletions: lineCount(before), beforeHash }
         }
         if (before.equals(current)) return undefined
         if (isBinary(before) || isBinary(current)) {
-          return { path, status: 'modified', additions: 0, deletions: 0 }
+          return {
+            path,
+            status: 'modified',
+            additions: 0,
+            deletions: 0,
+            beforeHash,
+            ...this.afterHash(current),
+          }
         }
         const counts = countLineChanges(before, current)
         if (counts.isApproximate) notes.approximate.push(path)
@@ -208,9 +228,21 @@ export class TurnChanges {
           status: 'modified',
           additions: counts.additions,
           deletions: counts.deletions,
+          beforeHash,
+          ...this.afterHash(current),
         }
       }
     }
+  }
+
+  /**
+   * Keeps the content at the turn's end in the snapshot store, so the turn's diff can be shown
+   * exactly even after later turns change the file again; nothing for a missing or huge file.
+   */
+  private afterHash(current: Buffer | undefined): { afterHash?: string } {
+    const max = this.options.afterSnapshotMaxBytes ?? DEFAULT_AFTER_SNAPSHOT_MAX_BYTES
+    if (current === undefined || current.length > max) return {}
+    return { afterHash: this.snapshots.put(current) }
   }
 
   private readSmallFiles(tree: TreeStat): Map<string, Buffer> | undefined {

@@ -16,6 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { eventData } from '../../../main/core/log/events.js'
 import { SnapshotStore } from '../../../main/core/workspace/snapshot.js'
 import { TurnChanges } from '../../../main/core/workspace/turn-changes.js'
+import type { WorkspaceDiffFile } from '../../../main/core/workspace/turn-changes.js'
 
 let base: string
 let project: string
@@ -35,6 +36,10 @@ afterEach(() => {
 const at = (rel: string): string => join(project, rel)
 const turn = (): TurnChanges => new TurnChanges({ projectDir: project, snapshots })
 
+/** The files without their snapshot hashes (tested on their own below). */
+const counts = (files: readonly WorkspaceDiffFile[]) =>
+  files.map(({ beforeHash: _before, afterHash: _after, ...rest }) => rest)
+
 /** What the write tool does: record, then write. */
 function write(changes: TurnChanges, rel: string, text: string): void {
   changes.beforeWrite(at(rel))
@@ -52,12 +57,42 @@ function run(changes: TurnChanges, script: string): void {
   }
 }
 
+describe('the snapshot hashes of workspace/diff', () => {
+  it('name the content before and after the turn, so its diff survives later changes', () => {
+    writeFileSync(at('a.txt'), 'one\n')
+    writeFileSync(at('gone.txt'), 'bye\n')
+    writeFileSync(at('big.txt'), 'x'.repeat(64))
+    const changes = new TurnChanges({ projectDir: project, snapshots, afterSnapshotMaxBytes: 32 })
+    write(changes, 'a.txt', 'two\n')
+    write(changes, 'new.txt', 'fresh\n')
+    write(changes, 'big.txt', 'y'.repeat(64))
+    changes.beforeWrite(at('gone.txt'))
+    rmSync(at('gone.txt'))
+    run(changes, 'echo made > cmd.txt')
+    const byPath = new Map(changes.finish().map((file) => [file.path, file]))
+    writeFileSync(at('a.txt'), 'three\n')
+    const text = (hash: string | undefined) =>
+      hash === undefined ? undefined : snapshots.get(hash).toString('utf8')
+    expect(text(byPath.get('a.txt')?.beforeHash)).toBe('one\n')
+    expect(text(byPath.get('a.txt')?.afterHash)).toBe('two\n')
+    expect(byPath.get('new.txt')).toMatchObject({ status: 'added' })
+    expect(byPath.get('new.txt')?.beforeHash).toBeUndefined()
+    expect(text(byPath.get('new.txt')?.afterHash)).toBe('fresh\n')
+    expect(text(byPath.get('gone.txt')?.beforeHash)).toBe('bye\n')
+    expect(byPath.get('gone.txt')?.afterHash).toBeUndefined()
+    expect(text(byPath.get('cmd.txt')?.afterHash)).toBe('made\n')
+    // Over the size budget: the content at the end is not kept.
+    expect(text(byPath.get('big.txt')?.beforeHash)).toBe('x'.repeat(64))
+    expect(byPath.get('big.txt')?.afterHash).toBeUndefined()
+  })
+})
+
 describe('TurnChanges through beforeWrite', () => {
   it('counts a modified file exactly: 2 of 5 lines changed and 1 added', () => {
     writeFileSync(at('a.txt'), '1\n2\n3\n4\n5\n')
     const changes = turn()
     write(changes, 'a.txt', '1\nTWO\n3\nFOUR\n5\n6\n')
-    expect(changes.finish()).toEqual([
+    expect(counts(changes.finish())).toEqual([
       { path: 'a.txt', status: 'modified', additions: 3, deletions: 2 },
     ])
   })
@@ -68,7 +103,7 @@ describe('TurnChanges through beforeWrite', () => {
     write(changes, 'src/new.ts', 'one\ntwo\n')
     changes.beforeWrite(at('old.txt'))
     unlinkSync(at('old.txt'))
-    expect(changes.finish()).toEqual([
+    expect(counts(changes.finish())).toEqual([
       { path: 'old.txt', status: 'deleted', additions: 0, deletions: 3 },
       { path: 'src/new.ts', status: 'added', additions: 2, deletions: 0 },
     ])
@@ -82,7 +117,7 @@ describe('TurnChanges through beforeWrite', () => {
     write(changes, 'tmp.txt', 'scratch\n')
     changes.beforeWrite(at('tmp.txt'))
     unlinkSync(at('tmp.txt'))
-    expect(changes.finish()).toEqual([])
+    expect(counts(changes.finish())).toEqual([])
   })
 
   it('lists binary files without counting lines', () => {
@@ -91,7 +126,7 @@ describe('TurnChanges through beforeWrite', () => {
     changes.beforeWrite(at('img.bin'))
     writeFileSync(at('img.bin'), Buffer.from([1, 0, 9, 10, 3, 10]))
     write(changes, 'new.bin', '\0\n\n')
-    expect(changes.finish()).toEqual([
+    expect(counts(changes.finish())).toEqual([
       { path: 'img.bin', status: 'modified', additions: 0, deletions: 0 },
       { path: 'new.bin', status: 'added', additions: 0, deletions: 0 },
     ])
@@ -107,7 +142,7 @@ describe('TurnChanges around commands', () => {
     write(changes, 'b.txt', 'b2\n')
     run(changes, 'printf "a\\nb\\nc\\n" > c.txt')
     const files = changes.finish()
-    expect(files).toEqual([
+    expect(counts(files)).toEqual([
       { path: 'a.txt', status: 'modified', additions: 2, deletions: 1 },
       { path: 'b.txt', status: 'modified', additions: 0, deletions: 1 },
       { path: 'c.txt', status: 'added', additions: 3, deletions: 0 },
@@ -121,7 +156,7 @@ describe('TurnChanges around commands', () => {
     writeFileSync(at('same.txt'), 'keep\n')
     const changes = turn()
     run(changes, 'printf "1\\n3\\n4\\n5\\n" > m.txt && rm d.txt && touch same.txt')
-    expect(changes.finish()).toEqual([
+    expect(counts(changes.finish())).toEqual([
       { path: 'd.txt', status: 'deleted', additions: 0, deletions: 2 },
       { path: 'm.txt', status: 'modified', additions: 2, deletions: 1 },
     ])
@@ -133,7 +168,7 @@ describe('TurnChanges around commands', () => {
     const changes = turn()
     write(changes, 'a.txt', 'v2\n')
     run(changes, 'printf "v3\\nmore\\n" > a.txt')
-    expect(changes.finish()).toEqual([
+    expect(counts(changes.finish())).toEqual([
       { path: 'a.txt', status: 'modified', additions: 2, deletions: 1 },
     ])
   })
@@ -156,9 +191,16 @@ describe('TurnChanges around commands', () => {
     writeFileSync(at('b.txt'), 'b\n')
     const changes = new TurnChanges({ projectDir: project, snapshots, commandSnapshotMaxFiles: 1 })
     run(changes, 'echo more >> a.txt')
-    expect(changes.finishWithNotes()).toEqual({
-      files: [{ path: 'a.txt', status: 'modified', additions: 0, deletions: 0 }],
-      notes: { unknownBase: ['a.txt'], approximate: [], unreadable: [], isTreeTruncated: false },
+    const { files, notes } = changes.finishWithNotes()
+    expect(counts(files)).toEqual([
+      { path: 'a.txt', status: 'modified', additions: 0, deletions: 0 },
+    ])
+    expect(files[0]?.beforeHash).toBeUndefined()
+    expect(notes).toEqual({
+      unknownBase: ['a.txt'],
+      approximate: [],
+      unreadable: [],
+      isTreeTruncated: false,
     })
   })
 
@@ -168,7 +210,7 @@ describe('TurnChanges around commands', () => {
     run(changes, 'rm f00.txt && echo new > a-new.txt && echo changed > f19.txt')
     const { files, notes } = changes.finishWithNotes()
     expect(notes.isTreeTruncated).toBe(true)
-    expect(files).toEqual([
+    expect(counts(files)).toEqual([
       // New, but with `before` truncated it may have existed past the cap: base unknown.
       { path: 'a-new.txt', status: 'modified', additions: 0, deletions: 0 },
       { path: 'f00.txt', status: 'deleted', additions: 0, deletions: 1 },

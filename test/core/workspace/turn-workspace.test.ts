@@ -59,7 +59,7 @@ describe('the turn’s workspace diff', () => {
     expect(readFileSync(join(h.projectDir, 'c.txt'), 'utf8')).toBe('a\nb\nc\n')
     const events = h.session.slice()
     const diff = events.find((e) => e.type === 'workspace/diff')
-    expect(diff?.data).toEqual({
+    expect(diff?.data).toMatchObject({
       files: [
         { path: 'a.txt', status: 'modified', additions: 2, deletions: 1 },
         { path: 'b.txt', status: 'added', additions: 2, deletions: 0 },

@@ -1,0 +1,89 @@
+import type { SessionSummary } from '../../../preload/contract.js'
+import type { SessionRow, Store } from '../store/index.js'
+import { HostError } from './host.js'
+
+/** The event types the store counts as messages (`SessionRow.messageCount`). */
+const MESSAGE_TYPES = ['user/message', 'assistant/message'] as const
+
+/**
+ * Turns store rows into the bridge's SessionSummary. What it adds is read cheaply and cached,
+ * because a history's prefix never changes: the model (from `session/created` at seq 0, one
+ * row) and, for a fork, the messages it inherits (one index count per ancestor). So a listing
+ * costs a few indexed reads per session the first time and none after.
+ */
+export class SessionSummaries {
+  private readonly models = new Map<string, string | null>()
+  private readonly inherited = new Map<string, number>()
+
+  constructor(
+    private readonly store: Store,
+    private readonly isRunning: (sessionId: string) => boolean,
+  ) {}
+
+  /** The stored row, or NOT_FOUND. */
+  row(sessionId: string): SessionRow {
+    const row = this.store.getSession(sessionId)
+    if (!row) throw new HostError('NOT_FOUND', `there is no session ${sessionId}`)
+    return row
+  }
+
+  /** The summary of a session by id, or NOT_FOUND. */
+  get(sessionId: string): SessionSummary {
+    return this.of(this.row(sessionId))
+  }
+
+  of(row: SessionRow): SessionSummary {
+    return {
+      id: row.id,
+      parentId: row.parentId,
+      forkSeq: row.forkSeq,
+      title: row.title,
+      projectDir: row.projectDir,
+      model: this.modelOf(row.id),
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      messageCount: row.messageCount + this.inheritedMessages(row),
+      eventCount: row.nextSeq,
+      deletedAt: row.deletedAt,
+      isRunning: this.isRunning(row.id),
+    }
+  }
+
+  /** `session/created`'s model (a fork reads its root's), or null when none was recorded. */
+  private modelOf(sessionId: string): string | null {
+    const cached = this.models.get(sessionId)
+    if (cached !== undefined) return cached
+    const [first] = this.store.readEvents(sessionId, { fromSeq: 0, toSeq: 1 })
+    // A session whose first event is not committed yet (or is not `session/created`) has no
+    // model to show; not cached, so the next read finds it.
+    if (first?.type !== 'session/created') return null
+    const model = modelIn(first.data)
+    this.models.set(sessionId, model)
+    return model
+  }
+
+  /** Messages in the fork's inherited prefix; 0 for a root session. */
+  private inheritedMessages(row: SessionRow): number {
+    if (row.parentId === null || row.forkSeq === null) return 0
+    const cached = this.inherited.get(row.id)
+    if (cached !== undefined) return cached
+    const count = this.store.countEvents(row.parentId, {
+      toSeq: row.forkSeq,
+      types: MESSAGE_TYPES,
+    })
+    this.inherited.set(row.id, count)
+    return count
+  }
+}
+
+function modelIn(data: string): string | null {
+  try {
+    const parsed = JSON.parse(data) as unknown
+    if (typeof parsed === 'object' && parsed !== null && 'model' in parsed) {
+      return typeof parsed.model === 'string' ? parsed.model : null
+    }
+  } catch {
+    // A row that does not parse is reported by whoever opens the session; a listing shows no model.
+  }
+  return null
+}
