@@ -10,6 +10,7 @@ import { createRuntime } from './runtime.js'
 import type { HostContext, SecretBox } from './services.js'
 import { sessionHandlers } from './sessions.js'
 import { createSettings } from './settings-service.js'
+import type { ModelOverride } from './settings-service.js'
 
 /** The events every core subsystem may fire or join. Later subsystems add theirs here. */
 export type CoreEvents = {
@@ -43,6 +44,8 @@ export interface BootOptions {
   readonly secretBox?: SecretBox
   /** Where `apiKeyEnv` variables are read; default `process.env`. */
   readonly env?: NodeJS.ProcessEnv
+  /** `bridle serve --base-url URL --model M ...`: an endpoint `cli`, the default while set. */
+  readonly modelOverride?: ModelOverride
 }
 
 /**
@@ -90,8 +93,9 @@ export async function boot(opts: BootOptions): Promise<Host> {
   const settings = createSettings(context, {
     env: opts.env ?? process.env,
     ...(opts.secretBox ? { secretBox: opts.secretBox } : {}),
+    ...(opts.modelOverride ? { modelOverride: opts.modelOverride } : {}),
   })
-  const runtime = createRuntime(context, settings.service)
+  const runtime = createRuntime(context, settings.service, { env: opts.env ?? process.env })
   // Turns still running are cancelled and their sessions closed before the store goes.
   await kernel.load({
     name: 'runtime',
