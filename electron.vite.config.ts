@@ -1,8 +1,29 @@
 import { resolve } from 'node:path'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'electron-vite'
+import type { Plugin } from 'vite'
+import { META_CSP } from './main/core/host/csp'
 
 const r = (path: string) => resolve(import.meta.dirname, path)
+
+/**
+ * Writes the renderer's CSP into the built index.html as the first tag of <head>, a fallback for
+ * a page opened without the headers of bridle:// or `bridle serve`. Build only: the dev server
+ * injects React's inline refresh preamble, which the policy forbids.
+ */
+function cspMeta(): Plugin {
+  return {
+    name: 'bridle-csp-meta',
+    apply: 'build',
+    transformIndexHtml: () => [
+      {
+        tag: 'meta',
+        attrs: { 'http-equiv': 'Content-Security-Policy', content: META_CSP },
+        injectTo: 'head-prepend',
+      },
+    ],
+  }
+}
 
 export default defineConfig({
   main: {
@@ -30,6 +51,6 @@ export default defineConfig({
       outDir: r('out/renderer'),
       rolldownOptions: { input: { index: r('renderer/index.html') } },
     },
-    plugins: [react()],
+    plugins: [react(), cspMeta()],
   },
 })

@@ -1,20 +1,36 @@
 /**
  * The preload: exposes exactly `window.bridle = { call, subscribe }` and nothing else. No
- * ipcRenderer, no Node. Calls go over one channel; main validates the sender and the params,
- * the renderer validates results. Built as one CommonJS file so the window stays sandboxed.
+ * ipcRenderer, no Node, no generic invoke: `call` reaches only the per-method channels of the
+ * contract, `subscribe` only its topics. Main validates the sender and the params, the renderer
+ * validates results. Built as one CommonJS file so the window stays sandboxed.
  */
 import { contextBridge, ipcRenderer } from 'electron'
 import type { IpcRendererEvent } from 'electron'
-import { IPC_CALL_CHANNEL, IPC_NOTIFY_CHANNEL, isMethodName, isTopicName } from './contract.js'
-import type { BridleApi, Result } from './contract.js'
+import { callChannel, NOTIFY_CHANNEL } from './channels.js'
+import { isMethodName, isTopicName, methods } from './contract.js'
+import type { BridleApi, MethodName, Result } from './contract.js'
 
 type Listener = (payload: unknown) => void
+type Invoke = (params: unknown) => Promise<Result<unknown>>
+
 const listeners = new Map<string, Set<Listener>>()
 
-ipcRenderer.on(IPC_NOTIFY_CHANNEL, (_event: IpcRendererEvent, message: unknown) => {
+/** One invoker per contract method, bound to that method's channel. */
+const invokers = new Map<string, Invoke>(
+  Object.keys(methods)
+    .filter(isMethodName)
+    .map((method: MethodName) => {
+      const channel = callChannel(method)
+      const invoke: Invoke = (params) =>
+        ipcRenderer.invoke(channel, params) as Promise<Result<unknown>>
+      return [method, invoke]
+    }),
+)
+
+ipcRenderer.on(NOTIFY_CHANNEL, (_event: IpcRendererEvent, message: unknown) => {
   if (typeof message !== 'object' || message === null) return
   const { topic, payload } = message as { topic?: unknown; payload?: unknown }
-  if (typeof topic !== 'string') return
+  if (typeof topic !== 'string' || !isTopicName(topic)) return
   for (const listener of [...(listeners.get(topic) ?? [])]) {
     try {
       listener(payload)
@@ -25,24 +41,29 @@ ipcRenderer.on(IPC_NOTIFY_CHANNEL, (_event: IpcRendererEvent, message: unknown) 
   }
 })
 
+/** Typed `unknown` where the page hands values in: the page is not trusted to respect types. */
 const api = {
-  call(method: string, params: unknown): Promise<Result<unknown>> {
-    if (!isMethodName(method)) {
+  call(method: unknown, params: unknown): Promise<Result<unknown>> {
+    const invoke = typeof method === 'string' ? invokers.get(method) : undefined
+    if (!invoke) {
       return Promise.resolve({
         ok: false,
-        error: { code: 'UNKNOWN_METHOD', message: `unknown method "${method}"` },
+        error: { code: 'UNKNOWN_METHOD', message: `unknown method "${String(method)}"` },
       })
     }
-    return ipcRenderer.invoke(IPC_CALL_CHANNEL, method, params) as Promise<Result<unknown>>
+    return invoke(params)
   },
-  subscribe(topic: string, listener: Listener): () => void {
-    if (!isTopicName(topic)) throw new Error(`unknown topic "${topic}"`)
+  subscribe(topic: unknown, listener: unknown): () => void {
+    if (typeof topic !== 'string' || !isTopicName(topic)) {
+      throw new Error(`unknown topic "${String(topic)}"`)
+    }
     if (typeof listener !== 'function') throw new Error('subscribe needs a listener function')
     const set = listeners.get(topic) ?? new Set<Listener>()
     listeners.set(topic, set)
-    set.add(listener)
+    const added = listener as Listener
+    set.add(added)
     return () => {
-      set.delete(listener)
+      set.delete(added)
     }
   },
 } as unknown as BridleApi

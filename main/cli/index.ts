@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { resolve as resolvePath } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import {
@@ -52,6 +53,9 @@ Commands:
   fork <sessionId> --at SEQ Fork a session: the new one shares events 0..SEQ-1; prints its id.
   info                      Print the app info (version, data folder, platform) as JSON.
   serve                     Serve the UI and the bridge on a loopback port, for a browser.
+                            Prints the address to open: http://127.0.0.1:PORT/?token=...
+      --project DIR         Open this project folder first (it heads the recent projects).
+      --home DIR            The data folder (as for every command).
       --port N              Port to listen on (default 7420; 0 picks a free one).
       --host ADDR           127.0.0.1 (default), localhost or ::1; never a public address.
       --renderer DIR        The built renderer to serve (default: out/renderer; npm run build).
@@ -154,7 +158,21 @@ async function main(argv: string[]): Promise<number> {
       return 0
     }
     case 'serve': {
+      const project = values.project === undefined ? undefined : resolvePath(values.project)
+      if (project !== undefined && !statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new UsageError(`--project ${values.project ?? ''} is not a folder`)
+      }
       const host = await bootHost()
+      if (project !== undefined) {
+        // Through the contract like any client; a failure is reported, the UI can still open one.
+        const ctx = { transport: 'in-process' } as const
+        const opened = await dispatchCall(host, 'project/open', { path: project }, ctx)
+        if (!opened.ok) {
+          process.stderr.write(
+            `bridle: could not open the project ${project} (${opened.error.code}): ${opened.error.message}\n`,
+          )
+        }
+      }
       const serving = await startServe({
         host,
         rendererDir: values.renderer ?? `${repoRoot}out/renderer`,

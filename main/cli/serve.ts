@@ -1,9 +1,10 @@
 import { createServer } from 'node:http'
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { attachWebSocketBridge } from '../core/host/index.js'
 import type { Host, WebSocketBridge } from '../core/host/index.js'
-import { serveStatic } from './static-files.js'
+import { REFUSAL_CSP, serveCsp } from '../core/host/csp.js'
+import { securityHeaders, serveStatic } from './static-files.js'
 
 export interface ServeOptions {
   readonly host: Host
@@ -14,7 +15,10 @@ export interface ServeOptions {
 }
 
 export interface Serving {
+  /** The address to open: the origin plus `/?token=…`. */
   readonly url: string
+  /** `http://127.0.0.1:PORT`, without the token. */
+  readonly origin: string
   readonly token: string
   readonly server: Server
   readonly bridge: WebSocketBridge
@@ -22,10 +26,42 @@ export interface Serving {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
+const LOOPBACK_HOST_HEADERS = new Set(['127.0.0.1', 'localhost', '[::1]'])
+
+const HOW_TO_CONNECT =
+  'Bridle: this address needs its token. Open the full address that `bridle serve` printed ' +
+  '(it ends in /?token=...); a token from an earlier run of serve no longer works.\n'
+
+function refuse(res: ServerResponse, status: 401 | 403, body: string): void {
+  res.writeHead(status, {
+    ...securityHeaders(REFUSAL_CSP),
+    'Content-Type': 'text/plain; charset=utf-8',
+  })
+  res.end(body)
+}
 
 /**
- * `bridle serve`: the renderer and the bridge on one loopback port. The page learns the token
- * from the URL fragment, which the browser never sends to a server or a Referer.
+ * The first request carries `?token=`: answer with the cookie and send the browser to the same
+ * address without the token, so it leaves the address bar and the history. Always a path on this
+ * server: a request for `//evil.example` must not turn into a redirect to another host.
+ */
+function admit(req: IncomingMessage, res: ServerResponse, cookie: string): void {
+  const url = new URL(req.url ?? '/', 'http://serve.invalid')
+  url.searchParams.delete('token')
+  const path = `/${url.pathname.replace(/^[/\\]+/, '')}${url.search}`
+  res.writeHead(303, {
+    ...securityHeaders(REFUSAL_CSP),
+    Location: path,
+    'Set-Cookie': cookie,
+  })
+  res.end()
+}
+
+/**
+ * `bridle serve`: the renderer and the bridge on one loopback port. Every HTTP request and the
+ * WebSocket upgrade need the token: in the query of the printed address once, then in the
+ * HttpOnly cookie that answer sets. Without it a request gets 401 and a line of text, nothing of
+ * the app. The Host header must be loopback (no DNS rebinding) and the bridge also checks Origin.
  */
 export async function startServe(opts: ServeOptions): Promise<Serving> {
   if (!LOOPBACK.has(opts.hostname)) {
@@ -33,13 +69,23 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
       `bridle serve listens on loopback only (127.0.0.1, localhost or ::1), not ${opts.hostname}`,
     )
   }
+  let csp = REFUSAL_CSP
   const server = createServer((req, res) => {
     const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '')
-    if (!['127.0.0.1', 'localhost', '[::1]'].includes(hostHeader)) {
-      res.writeHead(403).end()
+    if (!LOOPBACK_HOST_HEADERS.has(hostHeader)) {
+      refuse(res, 403, 'Bridle: this server answers to loopback addresses only.\n')
       return
     }
-    serveStatic(opts.rendererDir, req, res).catch((error: unknown) => {
+    const credential = bridge.credential(req)
+    if (credential === 'query') {
+      admit(req, res, bridge.tokenCookie(req))
+      return
+    }
+    if (credential !== 'cookie') {
+      refuse(res, 401, HOW_TO_CONNECT)
+      return
+    }
+    serveStatic(opts.rendererDir, req, res, csp).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500)
       res.end()
       console.error('[bridle] serving a file failed:', error)
@@ -55,8 +101,11 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
   })
   const { port } = server.address() as AddressInfo
   const hostPart = opts.hostname === '::1' ? '[::1]' : opts.hostname
+  const origin = `http://${hostPart}:${port}`
+  csp = serveCsp(`ws://${hostPart}:${port}`)
   return {
-    url: `http://${hostPart}:${port}/#token=${bridge.token}`,
+    url: `${origin}/?token=${bridge.token}`,
+    origin,
     token: bridge.token,
     server,
     bridge,

@@ -16,49 +16,67 @@ const CONTENT_TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 }
 
-/** The page may talk only to this server: its scripts, its styles, its bridge socket. */
-export const SERVE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ')
+/**
+ * Headers of every response of `bridle serve`, refusals included. Beside the CSP: no framing
+ * for old browsers either, no MIME sniffing, no Referer, nothing cached (the token rotates per
+ * run), a window of another origin keeps no handle on ours and ours none on it (COOP), no other
+ * origin may embed our files even though the browser sends it our cookie (CORP), and no
+ * powerful feature may be asked for (the browser's deny-by-default permission handler).
+ */
+export function securityHeaders(csp: string): Record<string, string> {
+  return {
+    'Content-Security-Policy': csp,
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), usb=(), serial=(), hid=()',
+  }
+}
 
 /**
- * Serves the built renderer from `root`. Only GET/HEAD, only files inside `root` (a path that
+ * Serves the built renderer from `root` with the given CSP. Only GET/HEAD, only files inside `root` (a path that
  * normalises outside it is a 404), unknown paths fall back to index.html for client routing.
  */
 export async function serveStatic(
   root: string,
   req: IncomingMessage,
   res: ServerResponse,
+  csp: string,
 ): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { Allow: 'GET, HEAD' }).end()
+    res.writeHead(405, { ...securityHeaders(csp), Allow: 'GET, HEAD' }).end()
     return
   }
-  const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
+  let pathname: string
+  try {
+    pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
+  } catch {
+    res.writeHead(400, securityHeaders(csp)).end()
+    return
+  }
+  if (pathname.includes('\0')) {
+    res.writeHead(404, securityHeaders(csp)).end()
+    return
+  }
   const relative = normalize(pathname).replace(/^([/\\])+/, '')
   let file = join(root, relative)
   if (file !== root && !file.startsWith(root + sep)) {
-    res.writeHead(404).end()
+    res.writeHead(404, securityHeaders(csp)).end()
     return
   }
   let info = await stat(file).catch(() => undefined)
   if (!info?.isFile()) {
     if (extname(relative) !== '') {
-      res.writeHead(404).end()
+      res.writeHead(404, securityHeaders(csp)).end()
       return
     }
     file = join(root, 'index.html')
     info = await stat(file).catch(() => undefined)
     if (!info?.isFile()) {
-      res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' })
+      res.writeHead(503, { ...securityHeaders(csp), 'Content-Type': 'text/plain; charset=utf-8' })
       res.end('The renderer is not built. Run `npm run build`, then start `bridle serve` again.\n')
       return
     }
@@ -66,10 +84,7 @@ export async function serveStatic(
   res.writeHead(200, {
     'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
     'Content-Length': info.size,
-    'Content-Security-Policy': SERVE_CSP,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'Cache-Control': 'no-store',
+    ...securityHeaders(csp),
   })
   if (req.method === 'HEAD') {
     res.end()

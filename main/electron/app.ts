@@ -1,13 +1,20 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { app, BrowserWindow, Menu, session } from 'electron'
-import type { BrowserWindow as Window } from 'electron'
+import { app, BrowserWindow, dialog, Menu, screen, session } from 'electron'
+import type { MenuItemConstructorOptions, BrowserWindow as Window } from 'electron'
 import { boot, resolveHome, runtimeVersions } from '../core/host/index.js'
 import type { Host } from '../core/host/index.js'
 import { bindIpc } from './ipc.js'
 import type { IpcBinding } from './ipc.js'
+import { folderPicker, keychainSecretBox } from './native.js'
 import { APP_ORIGIN, registerAppScheme, serveAppScheme } from './protocol.js'
-import { createMainWindow, isAppUrl } from './window.js'
+import { createMainWindow, restrictPermissions } from './window.js'
+import {
+  readWindowState,
+  rememberWindowState,
+  visibleState,
+  windowStatePath,
+} from './window-state.js'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 
@@ -16,6 +23,8 @@ const here = fileURLToPath(new URL('.', import.meta.url))
  * Quitting closes the Host (and with it the database) before the process exits.
  */
 export function startApp(): void {
+  // Before anything else: no renderer, whatever its options say, runs without the sandbox.
+  app.enableSandbox()
   if (!app.requestSingleInstanceLock()) {
     app.quit()
     return
@@ -27,20 +36,34 @@ export function startApp(): void {
   let window: Window | undefined
   const devUrl = process.env['ELECTRON_RENDERER_URL']
   const appUrl = devUrl ?? `${APP_ORIGIN}/index.html`
+  const home = resolveHome(process.env, app.getPath('userData'))
+  const stateFile = windowStatePath(home)
 
   const openWindow = () => {
-    window = createMainWindow({ preload: join(here, '../preload/index.cjs'), url: appUrl })
-    ipc?.attach(window.webContents)
-    window.on('closed', () => {
+    const workAreas = screen.getAllDisplays().map((display) => display.workArea)
+    const saved = visibleState(readWindowState(stateFile), workAreas)
+    const opened = createMainWindow({
+      preload: join(here, '../preload/index.cjs'),
+      url: appUrl,
+      ...(saved ? { bounds: saved.bounds, isMaximized: saved.isMaximized } : {}),
+    })
+    rememberWindowState(opened, stateFile)
+    ipc?.attach(opened.webContents)
+    opened.on('closed', () => {
       window = undefined
     })
+    window = opened
   }
 
   app.on('second-instance', () => {
     if (!window) return
     if (window.isMinimized()) window.restore()
+    window.show()
     window.focus()
   })
+
+  // Every session, the default one and any created later, denies permissions by default.
+  app.on('session-created', (created) => restrictPermissions(created, appUrl))
 
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit()
@@ -59,29 +82,37 @@ export function startApp(): void {
     void host.close().finally(() => app.quit())
   })
 
-  void app.whenReady().then(async () => {
-    // Nothing in the window needs the camera, notifications or anything else a site may ask for.
-    session.defaultSession.setPermissionRequestHandler((_contents, _permission, decide) =>
-      decide(false),
-    )
-    session.defaultSession.setPermissionCheckHandler(() => false)
-    serveAppScheme(join(here, '../renderer'))
-    Menu.setApplicationMenu(Menu.buildFromTemplate(defaultMenu()))
-
-    host = await boot({
-      home: resolveHome(process.env, app.getPath('userData')),
-      version: app.getVersion(),
-      versions: runtimeVersions(process.versions),
+  app
+    .whenReady()
+    .then(async () => {
+      restrictPermissions(session.defaultSession, appUrl)
+      serveAppScheme(join(here, '../renderer'))
+      Menu.setApplicationMenu(Menu.buildFromTemplate(appMenu(process.platform)))
+      host = await boot({
+        home,
+        version: app.getVersion(),
+        versions: runtimeVersions(process.versions),
+        pickFolder: folderPicker(() => window),
+        secretBox: keychainSecretBox(),
+      })
+      ipc = bindIpc(host, appUrl)
+      openWindow()
     })
-    ipc = bindIpc(host, (url) => isAppUrl(url, appUrl))
-    openWindow()
-  })
+    .catch((error: unknown) => {
+      // A database this Bridle must not touch, an unwritable data folder: say so and stop.
+      const message = error instanceof Error ? error.message : String(error)
+      dialog.showErrorBox('Bridle could not start', message)
+      app.exit(1)
+    })
 }
 
-function defaultMenu(): Electron.MenuItemConstructorOptions[] {
-  const isMac = process.platform === 'darwin'
+/**
+ * The application menu from Electron's roles, which bring the usual shortcuts of each platform
+ * (copy/paste, undo, zoom, reload, close, minimise) and the macOS app menu.
+ */
+export function appMenu(platform: NodeJS.Platform): MenuItemConstructorOptions[] {
   return [
-    ...(isMac ? [{ role: 'appMenu' as const }] : []),
+    ...(platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
     { role: 'fileMenu' },
     { role: 'editMenu' },
     { role: 'viewMenu' },

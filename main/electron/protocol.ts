@@ -2,25 +2,18 @@ import { stat } from 'node:fs/promises'
 import { extname, join, normalize, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { net, protocol } from 'electron'
+import { APP_CSP } from '../core/host/csp.js'
+
+export { APP_CSP } from '../core/host/csp.js'
 
 /** The app's own origin. The renderer is served from here, so checks can compare origins. */
 export const APP_SCHEME = 'bridle'
 export const APP_ORIGIN = `${APP_SCHEME}://app`
 
-/** The window may load only its own scripts and styles, and talk to nobody. */
-export const APP_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ')
-
-/** Must run before `app.whenReady()`. */
+/**
+ * Must run before `app.whenReady()`. Standard and secure so the page gets a real origin and a
+ * secure context; never `bypassCSP`, so the policy below always applies.
+ */
 export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([
     { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
@@ -28,21 +21,43 @@ export function registerAppScheme(): void {
 }
 
 /**
- * Serves `bridle://app/<path>` from the built renderer folder. A path that normalises outside
- * the folder is a 404; unknown routes fall back to index.html.
+ * The file a `bridle://app/<path>` URL names inside `rendererDir`; 'index' for a route without a
+ * file extension (client routing); undefined for anything else: another host, a path that is
+ * malformed or normalises outside the folder (`..`, `%2e%2e`, encoded slashes, backslashes), NUL.
+ */
+export function resolveAppPath(rendererDir: string, requestUrl: string): string | undefined {
+  let url: URL
+  let pathname: string
+  try {
+    url = new URL(requestUrl)
+    pathname = decodeURIComponent(url.pathname)
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== `${APP_SCHEME}:` || url.host !== 'app' || pathname.includes('\0')) {
+    return undefined
+  }
+  const relative = normalize(pathname).replace(/^([/\\])+/, '')
+  const file = join(rendererDir, relative)
+  if (file !== rendererDir && !file.startsWith(rendererDir + sep)) return undefined
+  return file
+}
+
+function notFound(): Response {
+  return new Response(null, { status: 404, headers: { 'Content-Security-Policy': APP_CSP } })
+}
+
+/**
+ * Serves `bridle://app/<path>` from the built renderer folder, every response with the app's CSP.
+ * A path outside the folder is a 404; unknown routes fall back to index.html.
  */
 export function serveAppScheme(rendererDir: string): void {
   protocol.handle(APP_SCHEME, async (request) => {
-    const url = new URL(request.url)
-    if (url.host !== 'app') return new Response(null, { status: 404 })
-    const relative = normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '')
-    let file = join(rendererDir, relative)
-    if (file !== rendererDir && !file.startsWith(rendererDir + sep)) {
-      return new Response(null, { status: 404 })
-    }
+    let file = resolveAppPath(rendererDir, request.url)
+    if (file === undefined) return notFound()
     const info = await stat(file).catch(() => undefined)
     if (!info?.isFile()) {
-      if (extname(relative) !== '') return new Response(null, { status: 404 })
+      if (extname(file.slice(rendererDir.length)) !== '') return notFound()
       file = join(rendererDir, 'index.html')
     }
     const response = await net.fetch(pathToFileURL(file).toString())

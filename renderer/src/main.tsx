@@ -1,3 +1,5 @@
+// First: zod must not probe `new Function` (the CSP forbids eval) before any schema is built.
+import './bridge/zod-config'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './app'

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
 import { startServeProcess } from './serve-process'
+import type { PageGlobals } from './page-globals'
 import type { ServeProcess } from './serve-process'
 
 let serve: ServeProcess
@@ -19,10 +23,19 @@ test('the renderer shows the app info read through the contract over the WebSock
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text())
   })
+  // The page's own CSP reports go to this event too: the app must run without one.
+  await page.addInitScript(() => {
+    const w = globalThis as unknown as PageGlobals
+    w.document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`CSP violation: ${event.effectiveDirective} ${event.blockedURI}`),
+    )
+  })
   await page.goto(serve.url)
 
   const info = page.getByTestId('app-info')
   await expect(info).toBeVisible()
+  // The token was traded for a cookie and left the address bar.
+  expect(page.url()).toBe(`${serve.origin}/`)
   await expect(page.getByTestId('app-data-dir')).toHaveText(serve.home)
   await expect(page.getByTestId('app-version')).toHaveText(/^\d+\.\d+\.\d+/)
   await expect(page.getByTestId('app-transport')).toHaveText('loopback WebSocket')
@@ -31,14 +44,48 @@ test('the renderer shows the app info read through the contract over the WebSock
   expect(consoleErrors).toEqual([])
 })
 
-test('without the token the page says how to connect instead of failing silently', async ({
+test('without the token the server answers 401 with how to connect, and nothing of the app', async ({
   page,
 }) => {
-  await page.goto(serve.url.replace(/#.*$/, ''))
-  await expect(page.getByRole('alert')).toContainText('bridle serve')
+  const response = await page.goto(`${serve.origin}/`)
+  expect(response?.status()).toBe(401)
+  await expect(page.locator('body')).toContainText('bridle serve')
+  await expect(page.locator('#root')).toHaveCount(0)
 })
 
-test('a wrong token is refused by the bridge', async ({ page }) => {
-  await page.goto(serve.url.replace(/#token=.*$/, '#token=wrong'))
-  await expect(page.getByRole('alert')).toContainText('DISCONNECTED')
+test('a wrong token is refused with 401', async ({ page }) => {
+  const response = await page.goto(`${serve.origin}/?token=wrong`)
+  expect(response?.status()).toBe(401)
+  await expect(page.locator('#root')).toHaveCount(0)
+})
+
+test('serve --project DIR opens that folder first: it heads the recent projects', async ({
+  page,
+}) => {
+  const project = mkdtempSync(join(tmpdir(), 'bridle-project-'))
+  const withProject = await startServeProcess(['--project', project])
+  try {
+    await page.goto(withProject.url)
+    const recent = await page.evaluate(async (origin) => {
+      const socket = new globalThis.WebSocket(`${origin.replace('http', 'ws')}/bridge`)
+      await new Promise((resolve) => (socket.onopen = resolve))
+      const reply = new Promise<string>((resolve) => {
+        socket.onmessage = (event: { data: unknown }) => {
+          const text = String(event.data)
+          if (text.includes('"kind":"result"')) resolve(text)
+        }
+      })
+      socket.send(JSON.stringify({ id: 1, method: 'project/recent', params: {} }))
+      const text = await reply
+      socket.close()
+      return text
+    }, withProject.origin)
+    const parsed = JSON.parse(recent) as {
+      result: { ok: boolean; value?: { projects: { path: string }[] } }
+    }
+    expect(parsed.result.value?.projects[0]?.path).toBe(project)
+  } finally {
+    await withProject.stop()
+    rmSync(project, { recursive: true, force: true })
+  }
 })

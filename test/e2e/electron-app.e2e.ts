@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { _electron as electron, expect, test } from '@playwright/test'
 import { findElectronBinary } from './electron-binary'
+import type { PageGlobals } from './page-globals'
 
 const binary = findElectronBinary()
 const skipReason = 'reason' in binary ? `skipped: no Electron binary (${binary.reason})` : undefined
@@ -29,6 +30,20 @@ test('the desktop app opens a sandboxed window that shows the app info over IPC'
       () => typeof (globalThis as { require?: unknown }).require,
     )
     expect(hasRequire).toBe('undefined')
+
+    // Main cancels navigation away (will-navigate) and denies new windows; file: URLs are not
+    // handed to the OS either, so nothing opens outside the app during the test.
+    await window.evaluate(() => {
+      ;(globalThis as unknown as PageGlobals).location.href = 'file:///etc/hostname'
+    })
+    await window.waitForTimeout(300)
+    expect(window.url()).toMatch(/^bridle:\/\/app\//)
+    const popup = await window.evaluate(() =>
+      (globalThis as unknown as PageGlobals).open('file:///etc/hostname'),
+    )
+    expect(popup).toBeNull()
+    expect(app.windows()).toHaveLength(1)
+    await expect(window.getByTestId('app-transport')).toHaveText('Electron IPC')
     await window.screenshot({ path: 'test-results/electron-app.png' })
   } finally {
     await app.close()

@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export interface ServeProcess {
+  /** The address serve printed: `http://127.0.0.1:PORT/?token=…`. */
   readonly url: string
+  /** `http://127.0.0.1:PORT`, no token. */
+  readonly origin: string
+  readonly token: string
   readonly home: string
   readonly child: ChildProcess
   stop(): Promise<void>
@@ -17,7 +21,7 @@ const repoRoot = join(import.meta.dirname, '..', '..')
  * Starts `bridle serve --port 0` as a real child process with a fresh data folder and waits for
  * the address it prints. The renderer must have been built (`npm run test:e2e` builds first).
  */
-export async function startServeProcess(): Promise<ServeProcess> {
+export async function startServeProcess(extraArgs: readonly string[] = []): Promise<ServeProcess> {
   const home = mkdtempSync(join(tmpdir(), 'bridle-e2e-'))
   const child = spawn(
     process.execPath,
@@ -29,6 +33,7 @@ export async function startServeProcess(): Promise<ServeProcess> {
       '0',
       '--home',
       home,
+      ...extraArgs,
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   )
@@ -53,8 +58,13 @@ export async function startServeProcess(): Promise<ServeProcess> {
       reject(new Error(`bridle serve exited with ${code}:\n${output}`))
     })
   })
+  const printed = new URL(url)
+  const token = printed.searchParams.get('token')
+  if (!token) throw new Error(`bridle serve printed an address without a token: ${url}`)
   return {
     url,
+    origin: printed.origin,
+    token,
     home,
     child,
     async stop() {

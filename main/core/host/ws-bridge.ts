@@ -14,13 +14,23 @@ export const BRIDGE_PATH = '/bridge'
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 
 export interface WebSocketBridgeOptions {
-  /** The secret a client must present as `?token=`; a fresh random one when omitted. */
+  /** The secret a client must present (`?token=` or the cookie); a fresh random one when omitted. */
   readonly token?: string
 }
+
+/** How a request proved it holds the token, or why it did not. */
+export type Credential = 'query' | 'cookie' | 'wrong' | 'none'
 
 export interface WebSocketBridge {
   readonly token: string
   readonly clientCount: () => number
+  /**
+   * How `req` presents the token. A `?token=` that is there must be right (a wrong one is
+   * 'wrong' even beside a good cookie); without one, the cookie is checked.
+   */
+  credential(req: IncomingMessage): Credential
+  /** The `Set-Cookie` value that lets a browser present the token on later requests. */
+  tokenCookie(req: IncomingMessage): string
   /** Disconnects every client and stops answering upgrades. Does not close the HTTP server. */
   close(): Promise<void>
 }
@@ -33,14 +43,54 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+/**
+ * The cookie that carries the token in a browser. Cookies are scoped to a host, not a port, so
+ * the port is in the name: two Bridles on one machine keep their cookies apart.
+ */
+export function tokenCookieName(port: number): string {
+  return `bridle_token_${port}`
+}
+
+/** The value of cookie `name` in a Cookie header, if present. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=')
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return undefined
+}
+
+/** See `WebSocketBridge.credential`. Constant-time comparisons throughout. */
+export function presentedCredential(req: IncomingMessage, token: string): Credential {
+  const url = new URL(req.url ?? '/', 'http://bridge.invalid')
+  const fromQuery = url.searchParams.get('token')
+  if (fromQuery !== null) return sameSecret(fromQuery, token) ? 'query' : 'wrong'
+  const fromCookie = readCookie(req.headers.cookie, tokenCookieName(req.socket.localPort ?? 0))
+  if (fromCookie === undefined) return 'none'
+  return sameSecret(fromCookie, token) ? 'cookie' : 'wrong'
+}
+
+/**
+ * HttpOnly: page script (an injection included) cannot read it. SameSite=Strict: no other site
+ * makes the browser send it. No Max-Age: it ends with the browser session, and the token with
+ * this process anyway. What a cookie cannot do is keep to one port: a server on another port of
+ * this loopback host is sent it too when the browser visits that server. Pages there are still
+ * refused by the Origin check, but a process behind such a server (another local user's, say)
+ * could replay it from outside a browser until this serve stops.
+ */
+function tokenCookieFor(req: IncomingMessage, token: string): string {
+  return `${tokenCookieName(req.socket.localPort ?? 0)}=${token}; HttpOnly; SameSite=Strict; Path=/`
+}
+
 function refuse(socket: Duplex, status: 401 | 403 | 404, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
 }
 
 /**
  * Why an upgrade request may not connect, or undefined when it may. The Host header must name a
- * loopback address (a DNS-rebinding page cannot pass), a browser's Origin must be this very server,
- * and the token must match.
+ * loopback address (a DNS-rebinding page cannot pass), a browser's Origin must be this very server
+ * (a page of another origin, even one the browser sends the cookie for, cannot connect), and the
+ * token must match, from the query or the cookie.
  */
 function rejection(
   req: IncomingMessage,
@@ -54,14 +104,16 @@ function rejection(
   const origin = req.headers.origin
   if (origin !== undefined && origin !== `http://${host}`)
     return { status: 403, reason: 'Forbidden' }
-  if (!sameSecret(url.searchParams.get('token') ?? '', token)) {
+  const credential = presentedCredential(req, token)
+  if (credential !== 'query' && credential !== 'cookie') {
     return { status: 401, reason: 'Unauthorized' }
   }
   return undefined
 }
 
 /**
- * Serves the bridge contract over WebSocket on an existing HTTP server, at `/bridge?token=…`.
+ * Serves the bridge contract over WebSocket on an existing HTTP server, at `/bridge?token=…` (or
+ * `/bridge` with the token cookie that `bridle serve` sets in a browser).
  * Each text frame is a `WireRequest`; each reply a `WireMessage`. Calls go through
  * `dispatchCall`, exactly as Electron IPC calls do, so both transports behave alike.
  */
@@ -125,6 +177,8 @@ export function attachWebSocketBridge(
   return {
     token,
     clientCount: () => wss.clients.size,
+    credential: (req) => presentedCredential(req, token),
+    tokenCookie: (req) => tokenCookieFor(req, token),
     close() {
       server.off('upgrade', onUpgrade)
       for (const ws of wss.clients) ws.terminate()

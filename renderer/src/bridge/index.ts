@@ -1,5 +1,8 @@
+// First: configures zod before the contract's schemas are built (see zod-config.ts).
+import './zod-config'
 import type { BridleApi } from '../../../preload/contract'
 import { createIpcClient } from './ipc-client'
+import { confineLinks } from './links'
 import { createWebSocketClient } from './ws-client'
 
 declare global {
@@ -16,20 +19,27 @@ export interface Bridge {
   readonly api: BridleApi
 }
 
+/** The bridge socket of the server this page came from. */
+export function bridgeSocketUrl(location: Location): string {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws'
+  return `${scheme}://${location.host}/bridge`
+}
+
 /**
  * Picks the transport: the preload's `window.bridle` inside Electron, else the WebSocket of
- * `bridle serve`, whose token arrives in the URL fragment (`#token=…`).
+ * `bridle serve`. The page never sees the serve token: the server admitted this page with an
+ * HttpOnly cookie, which the browser also presents when the socket opens.
+ *
+ * Connecting also confines the page's links to the app (see links.ts): whichever transport, the
+ * page is the app and must not be replaced by another site.
  */
 export function connectBridge(): Bridge | { error: string } {
+  confineLinks(document, (url) => window.open(url, '_blank', 'noopener,noreferrer'))
   if (window.bridle) return { kind: 'ipc', api: createIpcClient(window.bridle) }
-  const token = new URLSearchParams(window.location.hash.slice(1)).get('token')
-  if (!token) {
+  if (window.location.protocol !== 'http:' && window.location.protocol !== 'https:') {
     return {
-      error:
-        'No bridge: open the address that `bridle serve` printed (it carries #token=…), or start the desktop app.',
+      error: 'No bridge: open the address that `bridle serve` printed, or start the desktop app.',
     }
   }
-  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws'
-  const url = `${scheme}://${window.location.host}/bridge?token=${encodeURIComponent(token)}`
-  return { kind: 'websocket', api: createWebSocketClient(url) }
+  return { kind: 'websocket', api: createWebSocketClient(bridgeSocketUrl(window.location)) }
 }
