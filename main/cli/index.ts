@@ -59,6 +59,8 @@ Commands:
       --port N              Port to listen on (default 7420; 0 picks a free one).
       --host ADDR           127.0.0.1 (default), localhost or ::1; never a public address.
       --renderer DIR        The built renderer to serve (default: out/renderer; npm run build).
+      --base-url URL        A model endpoint for new sessions (as for run; also --model,
+                            --api-key-env, --context-window); default: config.json's.
   export <sessionId>        Write a session's whole history (forks flattened) as JSON Lines.
       --out FILE            Write to FILE (atomically: all or nothing) instead of stdout.
   import <FILE>             Import a JSON Lines export as a new session; prints the new id.
@@ -162,7 +164,33 @@ async function main(argv: string[]): Promise<number> {
       if (project !== undefined && !statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
         throw new UsageError(`--project ${values.project ?? ''} is not a folder`)
       }
-      const host = await bootHost()
+      // `--base-url` (with --model, --api-key-env, --context-window) adds an endpoint `cli`
+      // that new sessions use by default, as `bridle run` would.
+      const baseUrl = values['base-url']
+      if (baseUrl === undefined && (values.model ?? values['api-key-env']) !== undefined) {
+        throw new UsageError('serve takes --model and --api-key-env only with --base-url')
+      }
+      const host = await boot({
+        home,
+        version: readVersion(),
+        versions: runtimeVersions(process.versions),
+        ...(baseUrl === undefined
+          ? {}
+          : {
+              modelOverride: {
+                baseUrl,
+                ...(values.model === undefined ? {} : { model: values.model }),
+                ...(values['api-key-env'] === undefined
+                  ? {}
+                  : { apiKeyEnv: values['api-key-env'] }),
+                ...(values['context-window'] === undefined
+                  ? {}
+                  : {
+                      contextWindow: parseCount('--context-window', values['context-window']),
+                    }),
+              },
+            }),
+      })
       if (project !== undefined) {
         // Through the contract like any client; a failure is reported, the UI can still open one.
         const ctx = { transport: 'in-process' } as const
