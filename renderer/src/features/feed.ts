@@ -1,0 +1,49 @@
+/**
+ * The seam between the app shell and the feature panels. The shell owns the bridge connection
+ * and the projections of the log it receives (the open session's events, live deltas, pending
+ * approvals); features render from these props and call the contract through `api`. No agent
+ * state lives in React beyond these projections and view state.
+ */
+import type {
+  ApprovalRequest,
+  BridleApi,
+  EventDto,
+  NotificationOf,
+  SessionSummary,
+} from '../../../preload/contract'
+
+export type StreamDelta = NotificationOf<'stream/delta'>
+
+/** What the shell knows about the open session, kept in step with its log. */
+export interface SessionFeed {
+  readonly session: SessionSummary
+  /**
+   * The session's events in seq order, without `assistant/chunk` (the live text comes as
+   * `streaming`). Paged in by the shell from `session/events`, then extended by `session/event`
+   * notifications; a chat of 10k messages is about 30k of these.
+   */
+  readonly events: readonly EventDto[]
+  /** True until the shell has paged in the whole history. */
+  readonly isLoading: boolean
+  /** Deltas of the step now streaming (cleared when its `assistant/message` arrives). */
+  readonly streaming: readonly StreamDelta[]
+  readonly pendingApprovals: readonly ApprovalRequest[]
+  readonly isRunning: boolean
+  /** The model's window in tokens, when known (for the context meter). */
+  readonly contextWindow?: number
+}
+
+/** Props every session panel (chat, checkpoints, timeline) takes. */
+export interface SessionPanelProps {
+  readonly api: BridleApi
+  readonly feed: SessionFeed
+  /** The event selected across panels (chat message <-> timeline row), if any. */
+  readonly selectedSeq?: number
+  readonly onSelectSeq: (seq: number | undefined) => void
+  /** Opens another session (a fork, the parent of a fork). */
+  readonly onOpenSession: (sessionId: string) => void
+  /** Shows a panel of the right drawer (e.g. the timeline at the selected event). */
+  readonly onShowPanel: (panel: DrawerPanel) => void
+}
+
+export type DrawerPanel = 'timeline' | 'checkpoints' | 'settings'
