@@ -1,0 +1,61 @@
+/**
+ * The whole app for an e2e test: a scripted model server (in this process, so the test can queue
+ * responses and read what was sent), a project folder with a few files, and `bridle serve` as a
+ * real child process pointed at both. Tests drive the UI in Chromium at `app.url`.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startModelServer } from '../fixtures/model-server/server'
+import type { ModelServer, ModelServerOptions } from '../fixtures/model-server/server'
+import { startServeProcess } from './serve-process'
+import type { ServeProcess } from './serve-process'
+
+export interface AppUnderTest {
+  readonly serve: ServeProcess
+  readonly model: ModelServer
+  /** The project folder (real path), opened by serve at start. */
+  readonly project: string
+  /** The address to open (with the token). */
+  readonly url: string
+  stop(): Promise<void>
+}
+
+export interface AppOptions extends ModelServerOptions {
+  /** Files to create in the project folder, by relative path. */
+  readonly files?: Readonly<Record<string, string>>
+  /** `--context-window` for the model (default: what the scripted server reports). */
+  readonly contextWindow?: number
+}
+
+export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
+  const { files, contextWindow, ...serverOptions } = opts
+  const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-e2e-project-')))
+  for (const [path, text] of Object.entries(
+    files ?? { 'README.md': '# Demo\n', 'src/app.ts': 'export const answer = 41\n' },
+  )) {
+    mkdirSync(join(project, path, '..'), { recursive: true })
+    writeFileSync(join(project, path), text)
+  }
+  const model = await startModelServer(serverOptions)
+  const serve = await startServeProcess([
+    '--project',
+    project,
+    '--base-url',
+    model.url,
+    '--model',
+    'scripted',
+    ...(contextWindow === undefined ? [] : ['--context-window', String(contextWindow)]),
+  ])
+  return {
+    serve,
+    model,
+    project,
+    url: serve.url,
+    async stop() {
+      await serve.stop()
+      await model.close()
+      rmSync(project, { recursive: true, force: true })
+    },
+  }
+}
