@@ -32,6 +32,10 @@ test('the renderer shows the app info read through the contract over the WebSock
   })
   await page.goto(serve.url)
 
+  // The app info lives in the help overlay (Help button, ? or F1).
+  await expect(page.getByRole('main', { name: 'Chat' })).toBeVisible()
+  await page.getByRole('button', { name: 'Help' }).click()
+  await expect(page.getByRole('dialog', { name: 'Help' })).toBeVisible()
   const info = page.getByTestId('app-info')
   await expect(info).toBeVisible()
   // The token was traded for a cookie and left the address bar.

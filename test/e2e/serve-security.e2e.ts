@@ -123,7 +123,7 @@ async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
 async function openApp(context: BrowserContext): Promise<Page> {
   const page = await context.newPage()
   await page.goto(serve.url)
-  await expect(page.getByTestId('app-info')).toBeVisible()
+  await expect(page.getByRole('main', { name: 'Chat' })).toBeVisible()
   return page
 }
 
@@ -249,7 +249,7 @@ test.describe('the page', () => {
     await page.goto(`${other.origin}/frame`)
     const frame = page.frameLocator('#app')
     await page.waitForTimeout(500)
-    await expect(frame.getByTestId('app-info')).toHaveCount(0)
+    await expect(frame.getByRole('main', { name: 'Chat' })).toHaveCount(0)
     // Chromium replaces a refused frame with its error page.
     expect(page.frames().map((f) => f.url())).not.toContain(`${serve.origin}/`)
     await context.close()
@@ -262,7 +262,7 @@ test.describe('the page', () => {
     const page = await context.newPage()
     const violations = await recordViolations(page)
     await page.goto(serve.url)
-    await expect(page.getByTestId('app-info')).toBeVisible()
+    await expect(page.getByRole('main', { name: 'Chat' })).toBeVisible()
     const before = other.requests.length
 
     // What a markdown injection would try: inline script, an inline handler, a remote image.

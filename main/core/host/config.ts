@@ -85,3 +85,31 @@ export function replaceConfig(home: string, raw: Record<string, unknown>): Confi
   writeFileAtomic(configPath(home), [`${JSON.stringify(raw, null, 2)}\n`])
   return parsed
 }
+
+/**
+ * `next` without the top-level settings the file did not have and that still hold their
+ * defaults: a client that edits the whole defaults-filled config (the settings UI) and sends it
+ * back does not freeze today's defaults into the file, so a later default still reaches the user.
+ * A file that cannot be read keeps everything (the update is then its repair).
+ */
+export function withoutUntouchedDefaults(
+  home: string,
+  next: Record<string, unknown>,
+): Record<string, unknown> {
+  let current: Record<string, unknown>
+  try {
+    current = readRawConfig(home)
+  } catch {
+    return next
+  }
+  const defaults = Config.parse({}) as Record<string, unknown>
+  const kept: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(next)) {
+    const isUntouchedDefault =
+      !Object.hasOwn(current, key) &&
+      Object.hasOwn(defaults, key) &&
+      JSON.stringify(value) === JSON.stringify(defaults[key])
+    if (!isUntouchedDefault) kept[key] = value
+  }
+  return kept
+}

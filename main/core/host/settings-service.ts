@@ -12,6 +12,7 @@ import {
   configPath,
   loadConfig,
   replaceConfig,
+  withoutUntouchedDefaults,
   updateConfig,
 } from './config.js'
 import { CredentialStore } from './credentials.js'
@@ -192,7 +193,7 @@ function updateSettings(parts: SettingsParts, raw: Record<string, unknown>): Set
       fields,
     })
   }
-  replaceConfig(parts.ctx.home, raw)
+  replaceConfig(parts.ctx.home, withoutUntouchedDefaults(parts.ctx.home, raw))
   return announce(parts)
 }
 

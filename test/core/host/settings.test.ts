@@ -129,6 +129,24 @@ describe('settings/get and settings/update', () => {
     expect(await value('settings/get')).toEqual(view)
   })
 
+  it('sent back whole (as the settings UI does), untouched defaults stay out of the file', async () => {
+    writeConfig({ approval: 'ask' })
+    await start()
+    const { config } = await value<{ config: Record<string, unknown> }>('settings/get')
+    const edited = { ...config, endpoints: { local: { baseUrl: 'http://127.0.0.1:8080/v1' } } }
+    await value('settings/update', { config: edited })
+    // `approval` was in the file (kept even at its default); compaction and the rest were not.
+    expect(JSON.parse(readFileSync(configFile(), 'utf8'))).toEqual({
+      endpoints: { local: { baseUrl: 'http://127.0.0.1:8080/v1' } },
+      approval: 'ask',
+    })
+    const changed = { ...edited, compaction: { threshold: 0.6, keepUserTurns: 2, prune: false } }
+    await value('settings/update', { config: changed })
+    expect(JSON.parse(readFileSync(configFile(), 'utf8'))).toMatchObject({
+      compaction: { threshold: 0.6, prune: false },
+    })
+  })
+
   it('refuses a bad base URL with its field path and writes nothing', async () => {
     writeConfig({ approval: 'full-auto' })
     const before = readFileSync(configFile(), 'utf8')

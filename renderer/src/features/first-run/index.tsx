@@ -1,4 +1,15 @@
-import type { BridleApi } from '../../../../preload/contract'
+import { useState } from 'react'
+import type { BridleApi, DiscoveredServer } from '../../../../preload/contract'
+import { endpointIdWithUrl, withDiscoveredServer } from '../settings/config-edit'
+import { DiscoveredServers } from '../settings/discovered-servers'
+import { FormErrors } from '../settings/field'
+import { useDiscovery } from '../settings/use-discovery'
+import { useSettings } from '../settings/use-settings'
+import type { SettingsHandle } from '../settings/use-settings'
+import { ManualEndpoint } from './manual-endpoint'
+import { ServerHelp } from './server-help'
+import '../settings/settings.css'
+import './first-run.css'
 
 export interface FirstRunProps {
   readonly api: BridleApi
@@ -6,7 +17,103 @@ export interface FirstRunProps {
   readonly onDone: () => void
 }
 
-/** Shown when no endpoint is configured (placeholder: being built). */
-export function FirstRun(_props: FirstRunProps) {
-  return <p className="muted">No model endpoint is configured yet.</p>
+/**
+ * Shown while no endpoint is configured: looks for local servers at once and offers each with one
+ * click; when none answers, says how to start one, and always offers an API endpoint by hand.
+ * Every failure is a sentence on the screen, never a blank page.
+ */
+export function FirstRun({ api, onDone }: FirstRunProps) {
+  const settings = useSettings(api)
+  const { discovery, run } = useDiscovery(api, { runAtStart: true })
+  const [isAdding, setAdding] = useState(false)
+  const [error, setError] = useState<string | undefined>(undefined)
+  const config = settings.state.status === 'ready' ? settings.state.view.config : undefined
+
+  const use = async (server: DiscoveredServer) => {
+    setAdding(true)
+    const outcome = await settings.save((c) => withDiscoveredServer(c, server, true).config)
+    setAdding(false)
+    if (outcome.ok) onDone()
+    else setError(outcome.error.message)
+  }
+
+  const isSearching = discovery.status === 'searching'
+  return (
+    <div className="first-run" role="region" aria-label="Connect a model">
+      <div className="first-run-card">
+        <h2>Connect a model</h2>
+        <p className="muted">
+          Bridle talks to an OpenAI-compatible model server: one running on this computer, or an API
+          on the network.
+        </p>
+        <SettingsProblem settings={settings} />
+        <section
+          className="first-run-section"
+          aria-labelledby="first-run-local"
+          aria-busy={isSearching}
+        >
+          <div className="first-run-section-head">
+            <h3 id="first-run-local">On this computer</h3>
+            <button type="button" disabled={isSearching} onClick={run}>
+              {isSearching ? 'Looking…' : 'Look again'}
+            </button>
+          </div>
+          {isSearching ? <p role="status">Looking for local model servers…</p> : null}
+          {discovery.status === 'done' && discovery.servers.length > 0 ? (
+            <DiscoveredServers
+              servers={discovery.servers}
+              configuredAs={(server) =>
+                config === undefined ? undefined : endpointIdWithUrl(config, server.baseUrl)
+              }
+              actionLabel="Use this server"
+              isBusy={isAdding || config === undefined}
+              onPick={(server) => void use(server)}
+            />
+          ) : null}
+          {discovery.status === 'done' && discovery.servers.length === 0 ? <ServerHelp /> : null}
+          {discovery.status === 'failed' ? (
+            <>
+              <p className="settings-error-text" role="alert">
+                Could not look for local servers: {discovery.message}
+              </p>
+              <ServerHelp />
+            </>
+          ) : null}
+          {error === undefined ? null : (
+            <p className="settings-error-text" role="alert">
+              {error}
+            </p>
+          )}
+        </section>
+        <section className="first-run-section" aria-labelledby="first-run-api">
+          <h3 id="first-run-api">Or enter an API endpoint</h3>
+          <ManualEndpoint
+            api={api}
+            save={settings.save}
+            existingIds={config === undefined ? [] : Object.keys(config.endpoints)}
+            onDone={onDone}
+          />
+        </section>
+      </div>
+    </div>
+  )
+}
+
+/** The settings could not be read (a broken config.json): say so, and how to recover. */
+function SettingsProblem({ settings }: { readonly settings: SettingsHandle }) {
+  if (settings.state.status !== 'failed') return null
+  const { error } = settings.state
+  return (
+    <>
+      <FormErrors
+        message={`The settings could not be read: ${error.message}. Fix or remove config.json in the data folder, then read again.`}
+        fields={error.fields ?? []}
+      />
+      <div className="settings-actions">
+        <button type="button" onClick={settings.reload}>
+          Read again
+        </button>
+      </div>
+    </>
+  )
 }

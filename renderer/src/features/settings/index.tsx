@@ -1,10 +1,56 @@
 import type { BridleApi } from '../../../../preload/contract'
+import { ApprovalSection } from './approval-section'
+import { CompactionSection } from './compaction-section'
+import { EndpointsSection } from './endpoints-section'
+import { FormErrors } from './field'
+import { ThemeSection } from './theme-section'
+import { useSettings } from './use-settings'
+import './settings.css'
 
 export interface SettingsPanelProps {
   readonly api: BridleApi
 }
 
-/** Endpoints, models, approvals, compaction, theme (placeholder: being built). */
-export function SettingsPanel(_props: SettingsPanelProps) {
-  return <p className="muted">Settings</p>
+/**
+ * Endpoints, models, approvals, compaction and theme. Everything shown is the main process's
+ * view (`settings/get`, then `settings/changed`); every change goes back as one whole config.
+ */
+export function SettingsPanel({ api }: SettingsPanelProps) {
+  const { state, save, reload } = useSettings(api)
+  if (state.status === 'loading') {
+    return (
+      <div className="settings" aria-busy="true">
+        <p className="muted">Reading the settings…</p>
+      </div>
+    )
+  }
+  if (state.status === 'failed') {
+    // A broken config.json: say which fields, and keep the theme usable meanwhile.
+    return (
+      <div className="settings">
+        <FormErrors
+          message={`The settings could not be read: ${state.error.message}`}
+          fields={state.error.fields ?? []}
+        />
+        <div className="settings-actions">
+          <button type="button" onClick={reload}>
+            Read again
+          </button>
+        </div>
+        <ThemeSection />
+      </div>
+    )
+  }
+  const { view } = state
+  return (
+    <div className="settings">
+      <EndpointsSection api={api} view={view} save={save} />
+      <ApprovalSection view={view} save={save} />
+      <CompactionSection view={view} save={save} />
+      <ThemeSection />
+      <p className="settings-hint settings-path">
+        Saved in <code>{view.path}</code>
+      </p>
+    </div>
+  )
 }

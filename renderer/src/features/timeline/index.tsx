@@ -1,6 +1,205 @@
+import { useEffect, useMemo, useRef, useState } from 'react'
+import type { EventDto } from '../../../../preload/contract'
 import type { SessionPanelProps } from '../feed'
+import { chatSeqFor, EventDetail, useSelectedEvent } from './event-detail'
+import { EMPTY_FILTERS, EventFilters, parseWhole } from './event-filters'
+import type { FilterState } from './event-filters'
+import type { EventFilter, EventRows } from './event-rows'
+import { summarizeEvent } from './event-summary'
+import { EventTable } from './event-table'
+import type { RowModel } from './event-table'
+import { GanttChart } from './gantt-chart'
+import type { CheckpointRange } from './request-diff'
+import { RequestInspector } from './request-view'
+import { useEventRows } from './use-event-rows'
+import './timeline.css'
 
-/** Every event of the session, filters, details, the step/tool Gantt (placeholder: being built). */
-export function TimelinePanel({ feed }: SessionPanelProps) {
-  return <p className="muted">{feed.events.length} events</p>
+type Tab = 'events' | 'gantt' | 'request'
+const TABS: readonly { id: Tab; label: string }[] = [
+  { id: 'events', label: 'Events' },
+  { id: 'gantt', label: 'Gantt' },
+  { id: 'request', label: 'Request' },
+]
+
+function serverFilter(filters: FilterState): EventFilter {
+  const turn = parseWhole(filters.turn)
+  const step = parseWhole(filters.step)
+  return {
+    ...(filters.types.length > 0 ? { types: [...filters.types].sort() } : {}),
+    ...(turn === undefined ? {} : { turn }),
+    ...(step === undefined ? {} : { step }),
+  }
+}
+
+/**
+ * The text filter runs over the rows loaded so far (a whole-log text search is
+ * `session/search`'s job): it turns the paged rows into an in-memory list.
+ */
+function useTextFiltered(rows: EventRows, text: string): RowModel {
+  const { version } = rows
+  return useMemo(() => {
+    const needle = text.trim().toLowerCase()
+    if (needle === '') return rows
+    const matches = rows
+      .loaded()
+      .filter((event) =>
+        `${event.type} ${summarizeEvent(event)} ${JSON.stringify(event.data)}`
+          .toLowerCase()
+          .includes(needle),
+      )
+    return {
+      count: matches.length,
+      rowAt: (index: number) => matches[index],
+      ensure: () => undefined,
+      version,
+    }
+  }, [rows, text, version])
+}
+
+/** Every event of the session, filters, details, the step/tool Gantt and the request view. */
+export function TimelinePanel({ api, feed, selectedSeq, onSelectSeq }: SessionPanelProps) {
+  const sessionId = feed.session.id
+  const [tab, setTab] = useState<Tab>('events')
+  const [filters, setFilters] = useState<FilterState>(EMPTY_FILTERS)
+  const [requestSeq, setRequestSeq] = useState<number | undefined>(undefined)
+  const [scrollTo, setScrollTo] = useState<{ index: number } | undefined>(undefined)
+  const filter = useMemo(() => serverFilter(filters), [filters])
+  const rows = useEventRows(api, sessionId, filter, feed.events)
+  const visible = useTextFiltered(rows, filters.text)
+
+  // A selection made here is already in view; one from outside (the chat) is scrolled to.
+  const ownSelection = useRef<number | undefined>(undefined)
+  useEffect(() => {
+    if (selectedSeq === undefined || selectedSeq === ownSelection.current) return
+    ownSelection.current = selectedSeq
+    let isCurrent = true
+    void rows.locate(selectedSeq).then((index) => {
+      if (isCurrent && index !== undefined) setScrollTo({ index })
+    })
+    return () => {
+      isCurrent = false
+    }
+  }, [selectedSeq, rows])
+
+  const select = (seq: number) => {
+    ownSelection.current = seq
+    onSelectSeq(seq)
+  }
+  const loadedSelected =
+    selectedSeq === undefined ? undefined : feed.events.find((e) => e.seq === selectedSeq)
+  const selected = useSelectedEvent(api, sessionId, selectedSeq, loadedSelected)
+  const starts = useMemo(
+    () => feed.events.filter((e) => e.type === 'request/start').map((e) => e.seq),
+    [feed.events],
+  )
+  const checkpoints = useMemo(() => checkpointRanges(feed.events), [feed.events])
+
+  const openRequest = (seq: number) => {
+    setRequestSeq(seq)
+    setTab('request')
+  }
+  const detail = (
+    <EventDetail
+      event={selected}
+      onShowInChat={(event) => onSelectSeq(chatSeqFor(event, feed.events))}
+      onOpenRequest={openRequest}
+    />
+  )
+
+  return (
+    <div className="tl">
+      <div className="tl-tabs" role="tablist" aria-label="Inspector views">
+        {TABS.map(({ id, label }) => (
+          <button
+            key={id}
+            type="button"
+            role="tab"
+            aria-selected={tab === id}
+            className={tab === id ? 'tl-tab tl-tab-active' : 'tl-tab'}
+            onClick={() => setTab(id)}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      {tab === 'events' ? (
+        <div className="tl-events" role="tabpanel" aria-label="Events">
+          <EventFilters value={filters} onChange={setFilters} loadedCount={rows.loadedCount} />
+          <RowStatus rows={rows} shown={visible.count} isText={filters.text.trim() !== ''} />
+          <EventTable
+            rows={visible}
+            selectedSeq={selectedSeq}
+            onSelect={select}
+            scrollTo={scrollTo}
+          />
+          {detail}
+        </div>
+      ) : null}
+      {tab === 'gantt' ? (
+        <div className="tl-gantt-tab" role="tabpanel" aria-label="Gantt">
+          <GanttChart
+            events={feed.events}
+            {...(selected === undefined ? {} : { initialTurn: selected.turn })}
+            isRunning={feed.isRunning}
+            selectedSeq={selectedSeq}
+            onSelect={select}
+          />
+          {detail}
+        </div>
+      ) : null}
+      {tab === 'request' ? (
+        <div className="tl-request-tab" role="tabpanel" aria-label="Request view">
+          <RequestInspector
+            api={api}
+            sessionId={sessionId}
+            starts={starts}
+            checkpoints={checkpoints}
+            startSeq={requestSeq}
+            onChangeStart={setRequestSeq}
+          />
+        </div>
+      ) : null}
+    </div>
+  )
+}
+
+function RowStatus({
+  rows,
+  shown,
+  isText,
+}: {
+  readonly rows: EventRows
+  readonly shown: number
+  readonly isText: boolean
+}) {
+  if (rows.error !== undefined) {
+    return (
+      <p role="alert" className="error-row tl-status">
+        Could not read events: {rows.error}
+      </p>
+    )
+  }
+  const what = isText
+    ? `${shown} match(es) in ${rows.loadedCount} loaded row(s)`
+    : `${rows.count}${rows.hasMore ? '+' : ''} event(s)`
+  return (
+    <p
+      className="muted tl-status"
+      data-testid="timeline-count"
+      data-count={shown}
+      aria-live="polite"
+    >
+      {rows.isLoading ? 'Loading events…' : what}
+    </p>
+  )
+}
+
+function checkpointRanges(events: readonly EventDto[]): CheckpointRange[] {
+  return events
+    .filter((e) => e.type === 'compaction/checkpoint')
+    .map((e) => ({
+      seq: e.seq,
+      fromSeq: typeof e.data['fromSeq'] === 'number' ? e.data['fromSeq'] : 0,
+      toSeq: typeof e.data['toSeq'] === 'number' ? e.data['toSeq'] : -1,
+    }))
 }

@@ -1,0 +1,216 @@
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import type { KeyboardEvent } from 'react'
+import type { ApprovalRequest } from '../../../../preload/contract'
+import type { SessionPanelProps } from '../feed'
+import { ApprovalPrompt } from './approval-prompt'
+import { ChatRow } from './chat-row'
+import { ContextMeter } from './context-meter'
+import { RowStateContext } from './row-state'
+import type { ChatItem } from './items'
+import { itemIndexForSeq, latestPromptTokens } from './items'
+import type { MessageActions } from './messages'
+import { useChatItems } from './use-chat-items'
+import './chat.css'
+
+/** Within this many pixels of the end counts as "at the bottom". */
+const BOTTOM_SLACK = 48
+
+/**
+ * The conversation of the open session, virtualised: only the rows in view (and a few around)
+ * are in the DOM, each measured once rendered, so a 10k-message session scrolls like a short
+ * one. While the user is at the bottom the view follows new rows and streamed text; scrolling
+ * up (wheel, keys, scrollbar) lets go until they come back down or press "Jump to latest".
+ */
+export function ChatPanel({
+  api,
+  feed,
+  selectedSeq,
+  onSelectSeq,
+  onOpenSession,
+  onShowPanel,
+}: SessionPanelProps) {
+  const items = useChatItems(feed)
+  const sessionId = feed.session.id
+  // Opened cards stay open when virtualisation unmounts and remounts them; per session.
+  const rowState = useMemo(() => new Map<string, unknown>(), [sessionId])
+  const actions = useMemo<MessageActions>(
+    () => ({ api, sessionId, onSelectSeq, onOpenSession, onShowPanel }),
+    [api, sessionId, onSelectSeq, onOpenSession, onShowPanel],
+  )
+  const pendingByCall = useMemo(() => {
+    const byCall = new Map<string, ApprovalRequest>()
+    for (const request of feed.pendingApprovals) byCall.set(request.callId, request)
+    return byCall
+  }, [feed.pendingApprovals])
+  const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
+  const promptTokens = useMemo(() => latestPromptTokens(feed.events), [feed.events])
+  const isWorking = feed.isRunning && items.at(-1)?.kind !== 'streaming'
+
+  const scroller = useRef<HTMLDivElement>(null)
+  const [isStuck, setStuck] = useState(true)
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: (index) => estimateHeight(items[index]),
+    getItemKey: (index) => items[index]?.key ?? index,
+    overscan: 6,
+  })
+  const totalSize = virtualizer.getTotalSize()
+  const last = items.at(-1)
+  const liveLength = last?.kind === 'streaming' ? last.text.length + last.reasoning.length : 0
+
+  // Follow the end while stuck: after every change of rows, streamed text or measured heights.
+  useLayoutEffect(() => {
+    const element = scroller.current
+    if (isStuck && element) element.scrollTop = element.scrollHeight
+  }, [isStuck, items, liveLength, totalSize, isWorking])
+
+  // A new session opens at its end.
+  useEffect(() => {
+    setStuck(true)
+  }, [sessionId])
+
+  // A selection made elsewhere (the timeline) brings its message into view.
+  useEffect(() => {
+    if (selectedSeq === undefined) return
+    const index = itemIndexForSeq(items, selectedSeq)
+    if (index === undefined) return
+    setStuck(false)
+    virtualizer.scrollToIndex(index, { align: 'auto' })
+    // Only a new selection scrolls (items and virtualizer are left out of the deps on purpose):
+    // rows arriving later must not pull the view back to it.
+  }, [selectedSeq])
+
+  const onScroll = () => {
+    const element = scroller.current
+    if (!element) return
+    const distance = element.scrollHeight - element.scrollTop - element.clientHeight
+    if (distance <= BOTTOM_SLACK) setStuck(true)
+  }
+  /** Only the user's own scrolling lets go of the end; the virtualiser's adjustments do not. */
+  const letGo = () => {
+    const element = scroller.current
+    if (!element) return
+    const distance = element.scrollHeight - element.scrollTop - element.clientHeight
+    if (distance > BOTTOM_SLACK) setStuck(false)
+  }
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (['PageUp', 'ArrowUp', 'Home'].includes(event.key)) setStuck(false)
+  }
+  const selectedIndex = selectedSeq === undefined ? undefined : itemIndexForSeq(items, selectedSeq)
+
+  return (
+    <RowStateContext value={rowState}>
+      <div className="chat-panel">
+        <div className="chat-status-bar">
+          <ContextMeter tokens={promptTokens} window={feed.contextWindow} />
+        </div>
+        <div
+          ref={scroller}
+          className="chat-scroll"
+          role="log"
+          aria-label="Conversation"
+          aria-busy={feed.isLoading}
+          tabIndex={-1}
+          onScroll={onScroll}
+          onWheel={(event) => {
+            if (event.deltaY < 0) setStuck(false)
+            else letGo()
+          }}
+          onPointerDown={(event) => {
+            if (event.target === event.currentTarget) setStuck(false)
+          }}
+          onKeyDown={onKeyDown}
+        >
+          {items.length === 0 && <EmptyState isLoading={feed.isLoading} />}
+          <div className="chat-rows" style={{ height: totalSize }}>
+            {virtualizer.getVirtualItems().map((row) => {
+              const item = items[row.index]
+              if (!item) return null
+              return (
+                <div
+                  key={row.key}
+                  data-index={row.index}
+                  ref={virtualizer.measureElement}
+                  className="chat-row"
+                  style={{ transform: `translateY(${row.start}px)` }}
+                >
+                  <ChatRow
+                    item={item}
+                    isSelected={
+                      selectedIndex === row.index &&
+                      (item.kind === 'user' || item.kind === 'assistant')
+                    }
+                    actions={actions}
+                    pending={item.kind === 'tool' ? pendingByCall.get(item.call.callId) : undefined}
+                  />
+                </div>
+              )
+            })}
+          </div>
+          {orphanApprovals.map((request) => (
+            <div key={request.callId} className="chat-tail">
+              <ApprovalPrompt api={api} request={request} />
+            </div>
+          ))}
+          {isWorking && (
+            <p className="chat-tail working muted" role="status">
+              <span className="running-dot" aria-hidden="true" />
+              {feed.pendingApprovals.length > 0 ? 'Waiting for your answer' : 'Working…'}
+            </p>
+          )}
+        </div>
+        {!isStuck && (
+          <button type="button" className="jump-latest" onClick={() => setStuck(true)}>
+            Jump to latest ↓
+          </button>
+        )}
+      </div>
+    </RowStateContext>
+  )
+}
+
+function EmptyState({ isLoading }: { readonly isLoading: boolean }) {
+  return isLoading ? (
+    <p className="muted chat-empty">Loading the history…</p>
+  ) : (
+    <p className="muted chat-empty">No messages yet. Type one below to start.</p>
+  )
+}
+
+/** Pending requests whose call has no card yet (the notification came before the event). */
+function useOrphanApprovals(
+  items: readonly ChatItem[],
+  pending: readonly ApprovalRequest[],
+): readonly ApprovalRequest[] {
+  return useMemo(() => {
+    if (pending.length === 0) return []
+    const known = new Set<string>()
+    for (const item of items) if (item.kind === 'tool') known.add(item.call.callId)
+    return pending.filter((request) => !known.has(request.callId))
+  }, [items, pending])
+}
+
+/** A first guess at a row's height before it is measured; closer guesses mean less jumping. */
+function estimateHeight(item: ChatItem | undefined): number {
+  switch (item?.kind) {
+    case 'user':
+      return 56 + Math.min(400, Math.floor(item.text.length / 90) * 20)
+    case 'assistant':
+      return 64 + Math.min(1200, Math.floor(item.text.length / 90) * 21)
+    case 'tool':
+      return 140
+    case 'changes':
+      return 80 + item.files.length * 28
+    case 'turn-end':
+      return 30
+    case 'context':
+    case 'checkpoint':
+      return 32
+    case undefined:
+      return 60
+    default:
+      return 64
+  }
+}

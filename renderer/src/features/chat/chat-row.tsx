@@ -1,0 +1,52 @@
+import { memo } from 'react'
+import type { ApprovalRequest } from '../../../../preload/contract'
+import { ChangesCard } from './changes-card'
+import type { ChatItem } from './items'
+import { AssistantMessage, ContextRow, StreamingMessage, UserMessage } from './messages'
+import type { MessageActions } from './messages'
+import { CheckpointRow, DeliverableCard, ErrorRow, RecoveredRow, TurnEndRow } from './status-rows'
+import { ToolCard } from './tool-card'
+
+interface ChatRowProps {
+  readonly item: ChatItem
+  readonly isSelected: boolean
+  readonly actions: MessageActions
+  /** The pending request of this row's call, if it is a tool card waiting for the user. */
+  readonly pending: ApprovalRequest | undefined
+}
+
+/** One row of the chat, by item kind. Memoised: items keep their identity until they change. */
+export const ChatRow = memo(function ChatRow({ item, isSelected, actions, pending }: ChatRowProps) {
+  switch (item.kind) {
+    case 'user':
+      return <UserMessage item={item} isSelected={isSelected} actions={actions} />
+    case 'assistant':
+      return <AssistantMessage item={item} isSelected={isSelected} actions={actions} />
+    case 'streaming':
+      return <StreamingMessage item={item} />
+    case 'context':
+      return <ContextRow item={item} />
+    case 'tool':
+      return (
+        <ToolCard
+          api={actions.api}
+          sessionId={actions.sessionId}
+          turn={item.turn}
+          call={item.call}
+          pending={pending}
+        />
+      )
+    case 'changes':
+      return <ChangesCard api={actions.api} sessionId={actions.sessionId} item={item} />
+    case 'deliverable':
+      return <DeliverableCard item={item} />
+    case 'error':
+      return <ErrorRow item={item} />
+    case 'turn-end':
+      return <TurnEndRow item={item} />
+    case 'recovered':
+      return <RecoveredRow item={item} />
+    case 'checkpoint':
+      return <CheckpointRow item={item} onShowPanel={actions.onShowPanel} />
+  }
+})

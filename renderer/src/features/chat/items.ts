@@ -1,0 +1,206 @@
+/**
+ * The chat's items: what a session log projects to (projection.ts builds them), and helpers on
+ * them. Pure (no React, no DOM, no bridge), so unit-tested as is (test/renderer/chat-items.test.ts).
+ *
+ * Items are in log order. A tool call is one item, placed where the model asked for it (its
+ * `assistant/message`), and its later events (approval, `tool/call`, `tool/result`) update it in
+ * place: the card shows the call's whole life where the user expects it. Every item carries `rev`,
+ * the last seq that changed it, so `stabilizeItems` can keep unchanged items identical between
+ * projections and memoised rows do not re-render.
+ */
+import type { EventDto } from '../../../../preload/contract'
+import type { StreamDelta } from '../feed'
+import { num, record } from './read-data'
+import type { Data } from './read-data'
+
+/** Codes the log writes when it closes calls a crash left open (main/core/log/events.ts). */
+export const TOOL_OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
+export const TOOL_NOT_STARTED = 'TOOL_NOT_STARTED'
+
+export type ToolStatus =
+  | 'queued'
+  | 'awaiting-approval'
+  | 'running'
+  | 'done'
+  | 'failed'
+  | 'denied'
+  | 'interrupted'
+  | 'unknown'
+  | 'not-started'
+
+export interface ApprovalView {
+  readonly description: string
+  readonly approvalKey?: string
+  readonly decision?: 'allow' | 'deny' | 'cancelled'
+  readonly remember?: boolean
+  readonly reason?: string
+}
+
+export interface ToolCallView {
+  readonly callId: string
+  readonly name: string
+  /** The arguments parsed (from `tool/call`, else the model's JSON text), or undefined. */
+  readonly args: unknown
+  /** The arguments as the model sent them. */
+  readonly argsText: string
+  readonly status: ToolStatus
+  readonly calledAt?: number
+  readonly endedAt?: number
+  readonly durationMs?: number
+  readonly output?: string
+  readonly outputRef?: string
+  readonly error?: { readonly code: string; readonly message: string }
+  readonly metadata: Data
+  readonly approval?: ApprovalView
+}
+
+export interface Usage {
+  readonly inputTokens: number
+  readonly outputTokens: number
+}
+
+export interface FileSummary {
+  readonly path: string
+  readonly status: string
+  readonly additions: number
+  readonly deletions: number
+}
+
+interface Base {
+  /** Stable across projections: what React keys rows by. */
+  readonly key: string
+  /** The event the item starts at: what "select" and "fork from here" refer to. */
+  readonly seq: number
+  readonly turn: number
+  /** The last seq that changed the item. */
+  readonly rev: number
+}
+
+export type ChatItem =
+  | (Base & { readonly kind: 'user'; readonly text: string })
+  | (Base & { readonly kind: 'context'; readonly text: string })
+  | (Base & {
+      readonly kind: 'assistant'
+      readonly step: number
+      readonly text: string
+      readonly reasoning: string
+      readonly isInterrupted: boolean
+      readonly finish: string
+    })
+  | (Base & { readonly kind: 'tool'; readonly call: ToolCallView })
+  | (Base & { readonly kind: 'changes'; readonly files: readonly FileSummary[] })
+  | (Base & {
+      readonly kind: 'deliverable'
+      readonly paths: readonly string[]
+      readonly note?: string
+    })
+  | (Base & {
+      readonly kind: 'error'
+      readonly scope: string
+      readonly code: string
+      readonly message: string
+      /** A step error the loop retries after: a notice, not a failure. */
+      readonly isRetry: boolean
+    })
+  | (Base & {
+      readonly kind: 'turn-end'
+      readonly reason: string
+      readonly usage: Usage
+      readonly durationMs?: number
+      /** The turn logged an `error` event, whose row already says what failed. */
+      readonly hasErrorRow: boolean
+    })
+  | (Base & {
+      readonly kind: 'recovered'
+      readonly cause: string
+      readonly repairs: readonly { readonly seq: number; readonly what: string }[]
+    })
+  | (Base & {
+      readonly kind: 'checkpoint'
+      readonly fromSeq: number
+      readonly toSeq: number
+      readonly tokensBefore: number
+      readonly tokensAfter: number
+      readonly isUndone: boolean
+    })
+  | (Base & {
+      readonly kind: 'streaming'
+      readonly step: number
+      readonly text: string
+      readonly reasoning: string
+    })
+
+export type ChatItemKind = ChatItem['kind']
+
+/** The live step as an item, or undefined when nothing streams. */
+export function streamingItem(deltas: readonly StreamDelta[]): ChatItem | undefined {
+  const first = deltas[0]
+  if (!first) return undefined
+  let text = ''
+  let reasoning = ''
+  for (const delta of deltas) {
+    if (delta.kind === 'text') text += delta.text
+    else reasoning += delta.text
+  }
+  return {
+    kind: 'streaming',
+    key: `stream-${first.turn}-${first.step}`,
+    seq: -1,
+    rev: -1,
+    turn: first.turn,
+    step: first.step,
+    text,
+    reasoning,
+  }
+}
+
+/**
+ * `next` with every item whose key and rev match one of `previous` replaced by that earlier
+ * object, so React's memo sees the same item until its events change.
+ */
+export function stabilizeItems(
+  previous: readonly ChatItem[],
+  next: readonly ChatItem[],
+): readonly ChatItem[] {
+  if (previous.length === 0) return next
+  const byKey = new Map<string, ChatItem>()
+  for (const item of previous) byKey.set(item.key, item)
+  let isSame = previous.length === next.length
+  const out = next.map((item, index) => {
+    const old = byKey.get(item.key)
+    const kept = old && old.rev === item.rev && item.kind !== 'streaming' ? old : item
+    if (kept !== previous[index]) isSame = false
+    return kept
+  })
+  return isSame ? previous : out
+}
+
+/**
+ * The index of the item that holds `seq`: the last one starting at or before it, and of items
+ * starting at the same event (a message and the calls it made), the first: the message.
+ */
+export function itemIndexForSeq(items: readonly ChatItem[], seq: number): number | undefined {
+  let found: number | undefined
+  let foundSeq = -1
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]
+    if (!item || item.seq < 0) continue
+    if (item.seq > seq) break
+    if (item.seq !== foundSeq) {
+      found = i
+      foundSeq = item.seq
+    }
+  }
+  return found
+}
+
+/** The latest request's prompt estimate in tokens (what the context meter shows), if any. */
+export function latestPromptTokens(events: readonly EventDto[]): number | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]
+    if (event?.type !== 'request/start') continue
+    const tokens = num(record(event.data['estimate']), 'tokens')
+    if (tokens !== undefined) return tokens
+  }
+  return undefined
+}

@@ -1,0 +1,198 @@
+import { memo, useState } from 'react'
+import type { KeyboardEvent, ReactNode } from 'react'
+import type { BridleApi } from '../../../../preload/contract'
+import type { DrawerPanel } from '../feed'
+import type { ChatItem } from './items'
+import { MarkdownText } from './markdown'
+
+type Item<K extends ChatItem['kind']> = Extract<ChatItem, { kind: K }>
+
+/** What a message row needs to select itself, fork, and point at the timeline. */
+export interface MessageActions {
+  readonly api: BridleApi
+  readonly sessionId: string
+  readonly onSelectSeq: (seq: number | undefined) => void
+  readonly onOpenSession: (sessionId: string) => void
+  readonly onShowPanel: (panel: DrawerPanel) => void
+}
+
+interface MessageFrameProps {
+  readonly seq: number
+  readonly who: string
+  readonly className: string
+  readonly isSelected: boolean
+  readonly actions: MessageActions
+  readonly children: ReactNode
+}
+
+/**
+ * A message that can be selected (a click, or Enter on it): the selection is shared with the
+ * timeline, which is offered to show the message's events. "Fork from here" makes a session
+ * whose history ends just after this message (`atSeq` is the next seq, so the message is in it).
+ */
+function MessageFrame({ seq, who, className, isSelected, actions, children }: MessageFrameProps) {
+  const [forkError, setForkError] = useState<string | undefined>()
+  const [isForking, setForking] = useState(false)
+  const select = () => actions.onSelectSeq(isSelected ? undefined : seq)
+  const fork = async () => {
+    setForking(true)
+    setForkError(undefined)
+    try {
+      const result = await actions.api.call('session/fork', {
+        sessionId: actions.sessionId,
+        atSeq: seq + 1,
+      })
+      if (result.ok) actions.onOpenSession(result.value.id)
+      else setForkError(`Could not fork: ${result.error.message}`)
+    } catch (error) {
+      setForkError(`Could not fork: ${String(error)}`)
+    } finally {
+      setForking(false)
+    }
+  }
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (event.target === event.currentTarget && event.key === 'Enter') select()
+  }
+  return (
+    <article
+      className={`msg ${className}${isSelected ? ' msg-selected' : ''}`}
+      aria-label={`${who}, event ${seq}`}
+      aria-current={isSelected ? 'true' : undefined}
+      tabIndex={0}
+      onClick={(event) => {
+        // Clicks on the message's own controls (copy, links, reasoning) are not a selection.
+        if (!(event.target instanceof Element) || !event.target.closest('button, a, summary')) {
+          select()
+        }
+      }}
+      onKeyDown={onKeyDown}
+    >
+      <div className="msg-head">
+        <span className="msg-who">{who}</span>
+        <span className="msg-actions">
+          {isSelected && (
+            <button type="button" className="icon" onClick={() => actions.onShowPanel('timeline')}>
+              Show in timeline
+            </button>
+          )}
+          <button
+            type="button"
+            className="icon"
+            disabled={isForking}
+            title="A new session with the history up to and including this message"
+            onClick={() => void fork()}
+          >
+            Fork from here
+          </button>
+        </span>
+      </div>
+      {children}
+      {forkError !== undefined && (
+        <p role="alert" className="error-row">
+          {forkError}
+        </p>
+      )}
+    </article>
+  )
+}
+
+interface RowProps<K extends ChatItem['kind']> {
+  readonly item: Item<K>
+  readonly isSelected: boolean
+  readonly actions: MessageActions
+}
+
+export const UserMessage = memo(function UserMessage({
+  item,
+  isSelected,
+  actions,
+}: RowProps<'user'>) {
+  return (
+    <MessageFrame
+      seq={item.seq}
+      who="You"
+      className="msg-user"
+      isSelected={isSelected}
+      actions={actions}
+    >
+      <div className="msg-text user-text">{item.text}</div>
+    </MessageFrame>
+  )
+})
+
+export const AssistantMessage = memo(function AssistantMessage({
+  item,
+  isSelected,
+  actions,
+}: RowProps<'assistant'>) {
+  return (
+    <MessageFrame
+      seq={item.seq}
+      who="Agent"
+      className={`msg-assistant${item.isInterrupted ? ' msg-interrupted' : ''}`}
+      isSelected={isSelected}
+      actions={actions}
+    >
+      {item.reasoning !== '' && <Reasoning text={item.reasoning} />}
+      {item.text.trim() !== '' ? (
+        <MarkdownText text={item.text} />
+      ) : (
+        !item.isInterrupted && item.reasoning === '' && <p className="muted">(no text)</p>
+      )}
+      {item.isInterrupted && (
+        <p className="msg-badge badge-interrupted">
+          Interrupted: the answer stopped here{item.text.trim() === '' ? ' before any text' : ''}.
+        </p>
+      )}
+      {item.finish === 'max-tokens' && (
+        <p className="msg-badge badge-interrupted">
+          Cut off at the model's output limit (max tokens).
+        </p>
+      )}
+    </MessageFrame>
+  )
+})
+
+/** The step streaming now: the same markdown, re-rendered per delta, with a caret. */
+export function StreamingMessage({ item }: { readonly item: Item<'streaming'> }) {
+  return (
+    <article
+      className="msg msg-assistant msg-streaming"
+      aria-label="Agent, answering"
+      aria-busy="true"
+    >
+      <div className="msg-head">
+        <span className="msg-who">Agent</span>
+        <span className="muted msg-live">
+          <span className="running-dot" aria-hidden="true" />
+          {item.text === '' ? 'thinking' : 'writing'}
+        </span>
+      </div>
+      {item.reasoning !== '' && <Reasoning text={item.reasoning} isLive={item.text === ''} />}
+      {item.text !== '' && <MarkdownText text={item.text} />}
+    </article>
+  )
+}
+
+/**
+ * The model's reasoning, folded: it is long and mostly for the curious. While the model is
+ * still only reasoning it is open, so the user sees it is working.
+ */
+function Reasoning({ text, isLive = false }: { readonly text: string; readonly isLive?: boolean }) {
+  return (
+    <details className="reasoning" open={isLive}>
+      <summary>{isLive ? 'Reasoning…' : 'Reasoning'}</summary>
+      <div className="reasoning-text">{text}</div>
+    </details>
+  )
+}
+
+/** Volatile context the harness added (date, git status): not the user's words, so kept small. */
+export function ContextRow({ item }: { readonly item: Item<'context'> }) {
+  return (
+    <details className="context-row">
+      <summary>Context added for the model</summary>
+      <pre className="context-text">{item.text}</pre>
+    </details>
+  )
+}

@@ -1,0 +1,143 @@
+import { memo } from 'react'
+import type { DrawerPanel } from '../feed'
+import { errorHint, formatDuration, formatTokens, turnEndText } from './format'
+import type { ChatItem } from './items'
+
+type Item<K extends ChatItem['kind']> = Extract<ChatItem, { kind: K }>
+
+/**
+ * What failed, in the core's words (they name the cause), with the code and what to do. A step
+ * error the loop retries after is a quieter notice: the turn goes on.
+ */
+export const ErrorRow = memo(function ErrorRow({ item }: { readonly item: Item<'error'> }) {
+  const hint = item.isRetry ? undefined : errorHint(item.code, item.message)
+  return (
+    <div
+      className={item.isRetry ? 'notice-row retry-row' : 'notice-row error-notice'}
+      role={item.isRetry ? 'status' : 'alert'}
+    >
+      <p>
+        <strong>{item.isRetry ? 'Retrying' : failedWhat(item.scope)}</strong>{' '}
+        <code className="error-code">{item.code}</code> {item.message}
+      </p>
+      {hint !== undefined && <p className="hint">{hint}</p>}
+    </div>
+  )
+})
+
+function failedWhat(scope: string): string {
+  switch (scope) {
+    case 'step':
+      return 'The model request failed.'
+    case 'turn':
+      return 'The turn failed.'
+    case 'compaction':
+      return 'Summarising the history failed.'
+    case 'store':
+      return 'Saving to the log failed.'
+    default:
+      return 'Something failed.'
+  }
+}
+
+/**
+ * The end of a turn: a quiet line with its usage and time, and, when the turn did not simply
+ * complete, what happened, in a tone of its own (stopped, limit, crash, fork).
+ */
+export const TurnEndRow = memo(function TurnEndRow({ item }: { readonly item: Item<'turn-end'> }) {
+  const { text, tone } = turnEndText(item.reason)
+  const { inputTokens, outputTokens } = item.usage
+  const facts = [
+    inputTokens + outputTokens > 0
+      ? `${formatTokens(inputTokens)} in / ${formatTokens(outputTokens)} out`
+      : undefined,
+    item.durationMs === undefined ? undefined : formatDuration(item.durationMs),
+    tone === 'plain' && item.reason !== 'completed' ? text : undefined,
+  ].filter((fact) => fact !== undefined)
+  const isBanner = tone !== 'plain' && !(tone === 'error' && item.hasErrorRow)
+  return (
+    <div className="turn-end">
+      {isBanner && (
+        <p className={`notice-row tone-${tone}`} role="status">
+          {tone === 'recovered' && <strong>Recovered. </strong>}
+          {text}
+        </p>
+      )}
+      <p className="turn-footer muted" aria-label={`Turn ${item.turn} usage`}>
+        Turn {item.turn}
+        {facts.length > 0 && ` · ${facts.join(' · ')}`}
+      </p>
+    </div>
+  )
+})
+
+/** The log closed what a crash or fork left open: the synthetic events, listed. */
+export const RecoveredRow = memo(function RecoveredRow({
+  item,
+}: {
+  readonly item: Item<'recovered'>
+}) {
+  return (
+    <details className="notice-row tone-recovered" role="status">
+      <summary>
+        <strong>Recovered</strong> after{' '}
+        {item.cause === 'crash' ? 'Bridle stopped unexpectedly' : 'a fork'}: {item.repairs.length}{' '}
+        open {item.repairs.length === 1 ? 'thing was' : 'things were'} closed in the log.
+      </summary>
+      <ul>
+        {item.repairs.map((repair) => (
+          <li key={repair.seq}>
+            <code>#{repair.seq}</code> {repair.what}
+          </li>
+        ))}
+      </ul>
+    </details>
+  )
+})
+
+/** Where the history was summarised: the model no longer sees the originals (Checkpoints has them). */
+export const CheckpointRow = memo(function CheckpointRow({
+  item,
+  onShowPanel,
+}: {
+  readonly item: Item<'checkpoint'>
+  readonly onShowPanel: (panel: DrawerPanel) => void
+}) {
+  return (
+    <div className={`checkpoint-row${item.isUndone ? ' checkpoint-undone' : ''}`}>
+      <span className="checkpoint-line" aria-hidden="true" />
+      <button type="button" className="link" onClick={() => onShowPanel('checkpoints')}>
+        {item.isUndone ? 'Summary undone' : 'Earlier history summarised'}
+      </button>
+      <span className="muted">
+        events {item.fromSeq}–{item.toSeq}, {formatTokens(item.tokensBefore)} →{' '}
+        {formatTokens(item.tokensAfter)} tokens
+      </span>
+      <span className="checkpoint-line" aria-hidden="true" />
+    </div>
+  )
+})
+
+/**
+ * Files the agent handed over (`present`). The renderer cannot see the file system and the
+ * contract has no existence check, so every presented path is shown, even if deleted since.
+ */
+export const DeliverableCard = memo(function DeliverableCard({
+  item,
+}: {
+  readonly item: Item<'deliverable'>
+}) {
+  return (
+    <section className="deliverable" aria-label="Deliverables">
+      <h3>Delivered</h3>
+      {item.note !== undefined && <p>{item.note}</p>}
+      <ul>
+        {item.paths.map((path) => (
+          <li key={path}>
+            <code>{path}</code>
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+})

@@ -1,0 +1,189 @@
+import { memo, useEffect, useState } from 'react'
+import type { ApprovalRequest, BridleApi } from '../../../../preload/contract'
+import { ApprovalPrompt } from './approval-prompt'
+import { compactArgs, formatDuration, STATUS_LABEL } from './format'
+import type { ToolCallView, ToolStatus } from './items'
+import { num } from './read-data'
+import { hasToolDiff, ToolDiff } from './tool-diff'
+import { ToolOutput } from './tool-output'
+import { isBoolean, useRowState } from './row-state'
+
+interface ToolCardProps {
+  readonly api: BridleApi
+  readonly sessionId: string
+  readonly turn: number
+  readonly call: ToolCallView
+  /** The open question for this call, when this app can answer it. */
+  readonly pending: ApprovalRequest | undefined
+}
+
+/**
+ * One tool call: what was asked (name and arguments in a line), where it stands (a live status
+ * and the time it took or is taking), and what came of it (output, exit code, diff, error). A
+ * pending approval is answered right here. Denied, interrupted and "outcome unknown" (a crash
+ * while it ran: it may or may not have had its effect) each look different from a failure.
+ */
+export const ToolCard = memo(function ToolCard({
+  api,
+  sessionId,
+  turn,
+  call,
+  pending,
+}: ToolCardProps) {
+  const status: ToolStatus = pending ? 'awaiting-approval' : call.status
+  const [isOpen, setOpen] = useRowState(
+    `open:${call.callId}`,
+    !(QUIET_TOOLS.has(call.name) && status === 'done'),
+    isBoolean,
+  )
+  const summary = compactArgs(call.name, call.args, call.argsText)
+  return (
+    <article
+      className={`tool-card tool-${status}`}
+      aria-label={`Tool ${call.name}: ${STATUS_LABEL[status]}`}
+      data-call-id={call.callId}
+    >
+      <header className="tool-head">
+        {hasBody(call) ? (
+          <button
+            type="button"
+            className="icon tool-toggle"
+            aria-expanded={isOpen}
+            aria-label={isOpen ? 'Hide details' : 'Show details'}
+            onClick={() => setOpen(!isOpen)}
+          >
+            {isOpen ? '▾' : '▸'}
+          </button>
+        ) : (
+          <span className="tool-toggle" aria-hidden="true" />
+        )}
+        <span className="tool-name">{call.name}</span>
+        <code className="tool-args" title={call.argsText}>
+          {summary}
+        </code>
+        <span className="spacer" />
+        <ExitCode call={call} />
+        <Timing call={call} status={status} />
+        <span className={`tool-status status-${status}`} role="status">
+          {status === 'running' && <span className="running-dot" aria-hidden="true" />}
+          {STATUS_LABEL[status]}
+        </span>
+      </header>
+      {pending && <ApprovalPrompt api={api} request={pending} />}
+      {isOpen && hasBody(call) && (
+        <ToolBody api={api} sessionId={sessionId} turn={turn} call={call} />
+      )}
+    </article>
+  )
+})
+
+/** Tools whose finished cards start folded: their output is for the model, rarely for the user. */
+const QUIET_TOOLS = new Set(['read', 'list', 'glob', 'grep'])
+
+function hasBody(call: ToolCallView): boolean {
+  const decision = call.approval?.decision
+  return (
+    hasToolDiff(call) ||
+    call.error !== undefined ||
+    call.output !== undefined ||
+    decision === 'deny' ||
+    (decision === 'allow' && call.approval?.remember === true)
+  )
+}
+
+function ToolBody({ api, sessionId, turn, call }: Omit<ToolCardProps, 'pending'>) {
+  const { approval, error } = call
+  return (
+    <div className="tool-body">
+      {approval?.decision === 'deny' && (
+        <p className="tool-note">
+          You denied this call{approval.reason === undefined ? '.' : `: “${approval.reason}”`}
+        </p>
+      )}
+      {approval?.decision === 'allow' && approval.remember === true && (
+        <p className="tool-note muted">
+          Allowed, and remembered for this project
+          {approval.approvalKey === undefined ? '' : `: ${approval.approvalKey}`}.
+        </p>
+      )}
+      <ToolDiff api={api} sessionId={sessionId} turn={turn} call={call} />
+      {error && <ToolErrorText status={call.status} code={error.code} message={error.message} />}
+      {call.output !== undefined && (
+        <ToolOutput
+          api={api}
+          output={call.output}
+          {...(call.outputRef === undefined ? {} : { outputRef: call.outputRef })}
+        />
+      )}
+      {call.output === undefined && error && call.outputRef !== undefined && (
+        <ToolOutput api={api} output="" outputRef={call.outputRef} />
+      )}
+    </div>
+  )
+}
+
+function ToolErrorText({
+  status,
+  code,
+  message,
+}: {
+  readonly status: ToolStatus
+  readonly code: string
+  readonly message: string
+}) {
+  const lead =
+    status === 'unknown'
+      ? 'Bridle stopped while this ran; whether it had its effect is unknown. Check before running it again.'
+      : status === 'not-started'
+        ? 'This call never started.'
+        : undefined
+  return (
+    <div className="tool-error">
+      {lead !== undefined && <p>{lead}</p>}
+      <p>
+        <code>{code}</code> {message}
+      </p>
+    </div>
+  )
+}
+
+/** Bash's exit code (and signal, timeout): a non-zero exit is a normal result, but worth seeing. */
+function ExitCode({ call }: { readonly call: ToolCallView }) {
+  if (call.name !== 'bash' || call.status !== 'done') return null
+  const code = num(call.metadata, 'exitCode')
+  const signal = call.metadata['signal']
+  const timedOut = call.metadata['timedOut'] === true
+  const text = timedOut
+    ? 'timed out'
+    : typeof signal === 'string'
+      ? `killed (${signal})`
+      : code === undefined
+        ? undefined
+        : `exit ${code}`
+  if (text === undefined) return null
+  return <span className={`exit-code${code === 0 && !timedOut ? '' : ' exit-bad'}`}>{text}</span>
+}
+
+/** How long the call took, or, while it runs, how long it has been running (ticking). */
+function Timing({ call, status }: { readonly call: ToolCallView; readonly status: ToolStatus }) {
+  const isRunning = status === 'running' && call.calledAt !== undefined
+  const now = useNow(isRunning)
+  if (call.durationMs !== undefined) {
+    return <span className="tool-time">{formatDuration(call.durationMs)}</span>
+  }
+  if (status === 'running' && call.calledAt !== undefined) {
+    return <span className="tool-time">{formatDuration(Math.max(0, now - call.calledAt))}</span>
+  }
+  return null
+}
+
+/** The clock, re-read every half second while `isTicking`. */
+function useNow(isTicking: boolean): number {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (!isTicking) return
+    const timer = setInterval(() => setNow(Date.now()), 500)
+    return () => clearInterval(timer)
+  }, [isTicking])
+  return now
+}

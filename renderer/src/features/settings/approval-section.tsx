@@ -1,0 +1,137 @@
+import { useId, useState } from 'react'
+import type { FieldError, SettingsView } from '../../../../preload/contract'
+import { describeRule, withApprovalMode, withoutApprovalRule } from './config-edit'
+import type { ApprovalMode } from './config-edit'
+import { placeFieldErrors, ruleTargets } from './field-errors'
+import { FormErrors } from './field'
+import type { SaveSettings } from './use-settings'
+import { APPROVAL_MODES } from './words'
+
+export interface ApprovalSectionProps {
+  readonly view: SettingsView
+  readonly save: SaveSettings
+}
+
+/** The approval mode (saved as soon as it is picked) and the remembered rules. */
+export function ApprovalSection({ view, save }: ApprovalSectionProps) {
+  const [message, setMessage] = useState<string | undefined>(undefined)
+  const [unplaced, setUnplaced] = useState<readonly FieldError[]>([])
+  const [ruleErrors, setRuleErrors] = useState<Partial<Record<string, string>>>({})
+  // Shown checked at once; the saved mode takes over when the save returns (or fails).
+  const [pending, setPending] = useState<ApprovalMode | undefined>(undefined)
+  const name = useId()
+  const rules = view.config.approvalRules
+  const mode = pending ?? view.config.approval
+
+  const pick = async (next: ApprovalMode) => {
+    setPending(next)
+    await apply((c) => withApprovalMode(c, next))
+    setPending(undefined)
+  }
+
+  const apply = async (edit: Parameters<SaveSettings>[0]) => {
+    const outcome = await save(edit)
+    if (outcome.ok) {
+      setMessage(undefined)
+      setUnplaced([])
+      setRuleErrors({})
+      return
+    }
+    const placed = placeFieldErrors(outcome.error.fields ?? [], {
+      ...ruleTargets(rules.length),
+      approval: 'mode',
+    })
+    setRuleErrors(placed.byField)
+    setUnplaced(placed.unplaced)
+    setMessage(
+      placed.byField['mode'] ??
+        (outcome.error.fields === undefined ? outcome.error.message : undefined),
+    )
+  }
+
+  return (
+    <section className="settings-section" aria-labelledby="settings-approval">
+      <h3 id="settings-approval">Approvals</h3>
+      <fieldset className="settings-modes">
+        <legend>Approval mode</legend>
+        {APPROVAL_MODES.map(({ mode: choice, label, help }) => (
+          <label key={choice} className="settings-mode">
+            <input
+              type="radio"
+              name={name}
+              value={choice}
+              checked={mode === choice}
+              aria-describedby={`${name}-${choice}`}
+              onChange={() => void pick(choice)}
+            />
+            <span>
+              <strong>{label}</strong>
+              <span id={`${name}-${choice}`} className="settings-hint">
+                {help}
+              </span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <FormErrors message={message} fields={unplaced} />
+      <h4>Remembered rules</h4>
+      {rules.length === 0 ? (
+        <p className="muted">
+          None yet. Answering “always” to an approval prompt remembers the command here.
+        </p>
+      ) : (
+        <table className="settings-table" aria-label="Remembered rules">
+          <thead>
+            <tr>
+              <th scope="col">Tool</th>
+              <th scope="col">Command</th>
+              <th scope="col">Effect</th>
+              <th scope="col">Project</th>
+              <th scope="col">
+                <span className="settings-visually-hidden">Delete</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rules.map((rule, index) => {
+              const error = ruleErrors[`rule-${index}`]
+              return (
+                <tr key={`${index}:${rule.tool}:${rule.prefix ?? ''}:${rule.project ?? ''}`}>
+                  <td>{rule.tool}</td>
+                  <td>
+                    {rule.prefix === undefined ? (
+                      <span className="muted">any</span>
+                    ) : (
+                      <code>{rule.prefix}</code>
+                    )}
+                  </td>
+                  <td className={rule.effect === 'deny' ? 'settings-deny' : undefined}>
+                    {rule.effect}
+                  </td>
+                  <td className="settings-project" title={rule.project}>
+                    {rule.project ?? <span className="muted">all projects</span>}
+                    {error === undefined ? null : (
+                      <span className="settings-field-error" role="alert">
+                        {error}
+                      </span>
+                    )}
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      className="link danger"
+                      aria-label={`Delete rule: ${describeRule(rule)}`}
+                      onClick={() => void apply((c) => withoutApprovalRule(c, index))}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}

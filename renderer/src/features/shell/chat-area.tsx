@@ -1,0 +1,81 @@
+import { ChatPanel, Composer } from '../chat'
+import { FirstRun } from '../first-run'
+import { useShell, useShellContext } from '../../state/shell-context'
+import { ForkBanner } from './fork-banner'
+import { useSessionPanelProps } from './panel-props'
+
+/**
+ * The centre: where a fork branched, the conversation, and the composer below it. With no
+ * endpoint configured it shows the first-run guide instead, keeping the sidebar and settings.
+ */
+export function ChatArea() {
+  const { api } = useShellContext()
+  const hasEndpoints = useShell((s) => s.hasEndpoints)
+  const setConfigured = useShell((s) => s.setEndpointsConfigured)
+  const props = useSessionPanelProps()
+  const feed = useShell((s) => s.feed)
+  const projectDir = useShell((s) => s.projectDir)
+  const send = useShell((s) => s.send)
+  const stop = useShell((s) => s.stop)
+  const isRunning = feed?.isRunning ?? false
+  if (hasEndpoints === false) {
+    return (
+      <main className="chat-area" aria-label="Chat">
+        <div className="chat-body first-run-slot">
+          <FirstRun api={api} onDone={setConfigured} />
+        </div>
+      </main>
+    )
+  }
+  return (
+    <main className="chat-area" aria-label="Chat">
+      {props && <ForkBanner session={props.feed.session} />}
+      <div className="chat-body">
+        {props ? (
+          <ChatPanel {...props} />
+        ) : feed?.error !== undefined ? (
+          <p role="alert" className="error-row empty">
+            Could not open the session: {feed.error}
+          </p>
+        ) : feed ? (
+          <p className="muted empty" aria-busy="true">
+            Opening the session…
+          </p>
+        ) : (
+          <EmptyChat projectDir={projectDir} />
+        )}
+      </div>
+      <div className="composer-slot">
+        <Composer
+          isRunning={isRunning}
+          disabled={projectDir === undefined}
+          onSend={(text) => void send(text)}
+          onStop={() => void stop()}
+        />
+      </div>
+    </main>
+  )
+}
+
+function EmptyChat({ projectDir }: { readonly projectDir: string | undefined }) {
+  if (projectDir === undefined) {
+    return (
+      <div className="empty">
+        <h2>No project open</h2>
+        <p className="muted">
+          Open a project folder in the sidebar: the agent works inside it, and its sessions are
+          listed there.
+        </p>
+      </div>
+    )
+  }
+  return (
+    <div className="empty">
+      <h2>New conversation</h2>
+      <p className="muted">
+        Type a message below to start a session in <code>{projectDir}</code>, or pick one in the
+        sidebar.
+      </p>
+    </div>
+  )
+}

@@ -1,0 +1,46 @@
+import { useEffect, useState } from 'react'
+import type { SessionSummary } from '../../../../preload/contract'
+import { sessionTitle } from '../../state/session-tree'
+import { useShell, useShellContext } from '../../state/shell-context'
+
+/**
+ * Where a fork branched, with the way back: "Forked from <parent> at event N". The parent's
+ * title comes from the list, or from `session/get` when the parent is not paged in.
+ */
+export function ForkBanner({ session }: { readonly session: SessionSummary }) {
+  const parentId = session.parentId
+  const openSession = useShell((s) => s.openSession)
+  const parentTitle = useParentTitle(parentId)
+  if (parentId === null) return null
+  return (
+    <div className="fork-banner" role="note" aria-label="Fork origin">
+      <span>
+        Forked from <strong>{parentTitle ?? 'its parent'}</strong>
+        {session.forkSeq !== null && <> at event {session.forkSeq}</>}
+      </span>
+      <button type="button" className="link" onClick={() => void openSession(parentId)}>
+        Open parent
+      </button>
+    </div>
+  )
+}
+
+function useParentTitle(parentId: string | null): string | undefined {
+  const { api } = useShellContext()
+  const listed = useShell((s) => s.sessions.find((candidate) => candidate.id === parentId))
+  const [fetched, setFetched] = useState<{ id: string; title: string }>()
+  useEffect(() => {
+    if (parentId === null || listed) return
+    let isCurrent = true
+    void api.call('session/get', { sessionId: parentId }).then((result) => {
+      if (isCurrent && result.ok) {
+        setFetched({ id: parentId, title: sessionTitle(result.value.session) })
+      }
+    })
+    return () => {
+      isCurrent = false
+    }
+  }, [api, parentId, listed])
+  if (listed) return sessionTitle(listed)
+  return fetched?.id === parentId ? fetched.title : undefined
+}

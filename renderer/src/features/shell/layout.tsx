@@ -1,0 +1,39 @@
+import { Group, Panel, Separator } from 'react-resizable-panels'
+import { useShell } from '../../state/shell-context'
+import { Sidebar } from '../sessions/sidebar'
+import { ConnectionBanner, NoticeBar } from './connection'
+import { ChatArea } from './chat-area'
+import { Drawer } from './drawer'
+import { TopBar } from './top-bar'
+
+/**
+ * Sidebar | chat | drawer, resizable. The drawer (the inspector) can be closed; the sidebar
+ * and the chat are always there.
+ */
+export function ShellLayout({ onHelp }: { readonly onHelp: () => void }) {
+  const isDrawerOpen = useShell((s) => s.drawer.isOpen)
+  return (
+    <div className="shell">
+      <TopBar onHelp={onHelp} />
+      <ConnectionBanner />
+      <NoticeBar />
+      <Group className="shell-panels" orientation="horizontal">
+        <Panel id="sidebar" defaultSize="22%" minSize="200px" maxSize="45%">
+          <Sidebar />
+        </Panel>
+        <Separator className="resize-handle" />
+        <Panel id="chat" minSize="320px">
+          <ChatArea />
+        </Panel>
+        {isDrawerOpen && (
+          <>
+            <Separator className="resize-handle" />
+            <Panel id="drawer" defaultSize="32%" minSize="260px" maxSize="60%">
+              <Drawer />
+            </Panel>
+          </>
+        )}
+      </Group>
+    </div>
+  )
+}

@@ -1,0 +1,27 @@
+import { useMemo } from 'react'
+import { toSessionFeed } from '../../state/feed-view'
+import { useShell, useShellContext } from '../../state/shell-context'
+import type { SessionPanelProps } from '../feed'
+
+/** The props every session panel gets, or undefined while no session (or its summary) is open. */
+export function useSessionPanelProps(): SessionPanelProps | undefined {
+  const { api } = useShellContext()
+  const feedState = useShell((s) => s.feed)
+  const selectedSeq = useShell((s) => s.selectedSeq)
+  const selectSeq = useShell((s) => s.selectSeq)
+  const openSession = useShell((s) => s.openSession)
+  const showPanel = useShell((s) => s.showPanel)
+  const feed = feedState ? toSessionFeed(feedState) : undefined
+  return useMemo(
+    () =>
+      feed && {
+        api,
+        feed,
+        ...(selectedSeq === undefined ? {} : { selectedSeq }),
+        onSelectSeq: selectSeq,
+        onOpenSession: (sessionId: string) => void openSession(sessionId),
+        onShowPanel: showPanel,
+      },
+    [api, feed, selectedSeq, selectSeq, openSession, showPanel],
+  )
+}

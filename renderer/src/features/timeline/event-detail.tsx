@@ -1,0 +1,98 @@
+import { useEffect, useState } from 'react'
+import type { BridleApi, EventDto } from '../../../../preload/contract'
+import { formatTime } from './event-table'
+
+/**
+ * The selected event, from the loaded rows when it is there, else read on its own: a selection
+ * from the chat can name a seq the current filter or window never loaded.
+ */
+export function useSelectedEvent(
+  api: BridleApi,
+  sessionId: string,
+  seq: number | undefined,
+  loaded: EventDto | undefined,
+): EventDto | undefined {
+  const [fetched, setFetched] = useState<EventDto | undefined>(undefined)
+  useEffect(() => {
+    if (seq === undefined || loaded !== undefined) return
+    let isCurrent = true
+    void api
+      .call('session/events', { sessionId, fromSeq: seq, toSeq: seq + 1, limit: 1 })
+      .then((result) => {
+        if (isCurrent && result.ok) setFetched(result.value.events[0])
+      })
+    return () => {
+      isCurrent = false
+    }
+  }, [api, sessionId, seq, loaded])
+  if (loaded !== undefined) return loaded
+  return fetched?.seq === seq ? fetched : undefined
+}
+
+/** Events the chat shows as a message of their own; others are shown with their step's. */
+const CHAT_TYPES = new Set(['user/message', 'assistant/message'])
+
+export interface EventDetailProps {
+  readonly event: EventDto | undefined
+  readonly onShowInChat: (event: EventDto) => void
+  readonly onOpenRequest: (startSeq: number) => void
+}
+
+/** The pretty JSON of one event, with the ways on from it. */
+export function EventDetail({ event, onShowInChat, onOpenRequest }: EventDetailProps) {
+  if (event === undefined) {
+    return (
+      <section className="tl-detail tl-detail-empty" aria-label="Event detail">
+        <p className="muted">Select an event to see its JSON.</p>
+      </section>
+    )
+  }
+  return (
+    <section className="tl-detail" aria-label="Event detail">
+      <header className="tl-detail-head">
+        <strong>
+          #{event.seq} {event.type}
+        </strong>
+        <span className="muted">
+          turn {event.turn} · step {event.step} · {formatTime(event.at)}
+        </span>
+        <span className="tl-spacer" />
+        {event.type === 'request/start' ? (
+          <button type="button" onClick={() => onOpenRequest(event.seq)}>
+            View request
+          </button>
+        ) : null}
+        <button
+          type="button"
+          onClick={() => onShowInChat(event)}
+          title={
+            CHAT_TYPES.has(event.type)
+              ? 'Scroll the chat to this message'
+              : "Scroll the chat to this event's message"
+          }
+        >
+          Show in chat
+        </button>
+      </header>
+      <pre className="tl-json" data-testid="event-json">
+        {JSON.stringify(event, null, 2)}
+      </pre>
+    </section>
+  )
+}
+
+/**
+ * The seq the chat can scroll to for `event`: itself when it is a message, else the message of
+ * its step (a tool call belongs to the assistant message that asked for it), else itself.
+ */
+export function chatSeqFor(event: EventDto, feedEvents: readonly EventDto[]): number {
+  if (CHAT_TYPES.has(event.type) || event.turn === 0) return event.seq
+  let best: number | undefined
+  for (const candidate of feedEvents) {
+    if (candidate.turn !== event.turn || !CHAT_TYPES.has(candidate.type)) continue
+    if (candidate.step === event.step && candidate.type === 'assistant/message')
+      return candidate.seq
+    if (candidate.seq <= event.seq) best = candidate.seq
+  }
+  return best ?? event.seq
+}

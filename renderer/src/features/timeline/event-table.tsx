@@ -1,0 +1,159 @@
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { memo, useEffect, useRef } from 'react'
+import type { EventDto } from '../../../../preload/contract'
+import { summarizeEvent } from './event-summary'
+
+/** What the table reads rows from: paged rows, or the loaded rows through the text filter. */
+export interface RowModel {
+  readonly count: number
+  rowAt(index: number): EventDto | undefined
+  /** Asks for rows `start..end` (inclusive) to be loaded; a no-op for in-memory rows. */
+  ensure(start: number, end: number): void
+  /** Changes whenever rows change, so memoised rows re-render. */
+  readonly version: number
+}
+
+export const ROW_HEIGHT = 24
+
+/** `12:03:04.567`: the inspector is about ordering and durations, so milliseconds show. */
+export function formatTime(at: number): string {
+  const date = new Date(at)
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0')
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`
+}
+
+interface EventRowProps {
+  readonly event: EventDto | undefined
+  readonly index: number
+  readonly top: number
+  readonly isSelected: boolean
+  readonly onSelect: (seq: number) => void
+}
+
+/** One row; memoised, so a page landing re-renders only rows whose event changed. */
+const EventRow = memo(function EventRow({
+  event,
+  index,
+  top,
+  isSelected,
+  onSelect,
+}: EventRowProps) {
+  const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT }
+  if (event === undefined) {
+    return (
+      <div className="tl-row tl-row-pending" role="row" aria-rowindex={index + 2} style={style}>
+        <span role="cell" className="tl-cell-seq">
+          …
+        </span>
+      </div>
+    )
+  }
+  const summary = summarizeEvent(event)
+  return (
+    <div
+      className={`tl-row${isSelected ? ' tl-row-selected' : ''}`}
+      title={`#${event.seq} ${event.type} at ${formatTime(event.at)}${summary ? `\n${summary}` : ''}`}
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={isSelected}
+      data-seq={event.seq}
+      data-type={event.type}
+      style={style}
+      onClick={() => onSelect(event.seq)}
+    >
+      <span role="cell" className="tl-cell-seq">
+        {event.seq}
+      </span>
+      <span role="cell" className="tl-cell-time">
+        {formatTime(event.at)}
+      </span>
+      <span role="cell" className={`tl-cell-type tl-type-${event.type.split('/')[0] ?? ''}`}>
+        {event.type}
+      </span>
+      <span role="cell" className="tl-cell-num">
+        {event.turn}
+      </span>
+      <span role="cell" className="tl-cell-num">
+        {event.step}
+      </span>
+      <span role="cell" className="tl-cell-summary">
+        {summary}
+      </span>
+    </div>
+  )
+})
+
+export interface EventTableProps {
+  readonly rows: RowModel
+  readonly selectedSeq: number | undefined
+  readonly onSelect: (seq: number) => void
+  /** A row index to bring into view (set when the selection came from outside the table). */
+  readonly scrollTo: { readonly index: number } | undefined
+}
+
+/**
+ * The virtualised table: only the rows in view (plus overscan) exist in the DOM, and only their
+ * windows are asked for, so 200k rows scroll like 200.
+ */
+export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTableProps) {
+  const scroller = useRef<HTMLDivElement>(null)
+  const virtualizer = useVirtualizer({
+    count: rows.count,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 20,
+  })
+  const items = virtualizer.getVirtualItems()
+  const first = items[0]?.index ?? 0
+  const last = items.at(-1)?.index ?? 0
+
+  useEffect(() => {
+    rows.ensure(Math.max(0, first - 50), last + 50)
+  }, [rows, first, last, rows.count])
+
+  useEffect(() => {
+    if (scrollTo !== undefined) virtualizer.scrollToIndex(scrollTo.index, { align: 'center' })
+  }, [scrollTo, virtualizer])
+
+  return (
+    <div className="tl-table" role="table" aria-label="Events" aria-rowcount={rows.count + 1}>
+      <div className="tl-row tl-head" role="row" aria-rowindex={1}>
+        <span role="columnheader" className="tl-cell-seq">
+          seq
+        </span>
+        <span role="columnheader" className="tl-cell-time">
+          time
+        </span>
+        <span role="columnheader" className="tl-cell-type">
+          type
+        </span>
+        <span role="columnheader" className="tl-cell-num">
+          turn
+        </span>
+        <span role="columnheader" className="tl-cell-num">
+          step
+        </span>
+        <span role="columnheader" className="tl-cell-summary">
+          summary
+        </span>
+      </div>
+      <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll">
+        <div className="tl-rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const event = rows.rowAt(item.index)
+            return (
+              <EventRow
+                key={item.key}
+                event={event}
+                index={item.index}
+                top={item.start}
+                isSelected={event !== undefined && event.seq === selectedSeq}
+                onSelect={onSelect}
+              />
+            )
+          })}
+        </div>
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,178 @@
+import { useMemo, useState } from 'react'
+import type { EventDto } from '../../../../preload/contract'
+import { layoutGantt } from './gantt'
+import type { GanttBar, GanttLayout } from './gantt'
+
+const ROW_PX = 20
+const LANE_GAP_PX = 6
+
+/** `1.2 s`, `340 ms`: bar lengths in the unit that reads best. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`
+}
+
+interface GanttChartProps {
+  /** The session's events (the feed's: chunks are not needed here). */
+  readonly events: readonly EventDto[]
+  /** The turn to open on; defaults to the last. */
+  readonly initialTurn?: number
+  readonly isRunning: boolean
+  readonly selectedSeq: number | undefined
+  readonly onSelect: (seq: number) => void
+}
+
+/**
+ * The step/tool Gantt of one turn (a whole long session would squash every bar to a pixel).
+ * Bars are placed in percent of the turn's span so the chart needs no measuring; each carries
+ * its times and row as data attributes for tests and tooltips.
+ */
+export function GanttChart({
+  events,
+  initialTurn,
+  isRunning,
+  selectedSeq,
+  onSelect,
+}: GanttChartProps) {
+  const turns = useMemo(() => {
+    const seen = new Set<number>()
+    for (const event of events) if (event.type === 'turn/start') seen.add(event.turn)
+    return [...seen]
+  }, [events])
+  const [chosen, setChosen] = useState<number | undefined>(initialTurn)
+  const turn = chosen !== undefined && turns.includes(chosen) ? chosen : turns.at(-1)
+  const layout = useMemo(
+    () =>
+      layoutGantt(
+        events.filter((event) => event.turn === turn),
+        isRunning ? Date.now() : undefined,
+      ),
+    [events, turn, isRunning],
+  )
+
+  return (
+    <section className="gantt" aria-label="Step and tool Gantt">
+      <div className="gantt-bar-controls">
+        <label>
+          Turn{' '}
+          <select
+            aria-label="Gantt turn"
+            value={turn ?? ''}
+            onChange={(e) => setChosen(Number(e.target.value))}
+          >
+            {turns.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        {layout.bars.length > 0 ? (
+          <span className="muted">
+            {formatDuration(layout.end - layout.start)} · {layout.lanes.length} step(s) ·{' '}
+            {layout.bars.filter((b) => b.kind === 'tool').length} tool call(s)
+          </span>
+        ) : null}
+      </div>
+      {layout.bars.length === 0 ? (
+        <p className="muted">No requests or tool calls in this turn yet.</p>
+      ) : (
+        <GanttBody layout={layout} selectedSeq={selectedSeq} onSelect={onSelect} />
+      )}
+    </section>
+  )
+}
+
+interface GanttBodyProps {
+  readonly layout: GanttLayout
+  readonly selectedSeq: number | undefined
+  readonly onSelect: (seq: number) => void
+}
+
+function GanttBody({ layout, selectedSeq, onSelect }: GanttBodyProps) {
+  const span = layout.end - layout.start
+  const laneTops: number[] = []
+  let top = 0
+  for (const lane of layout.lanes) {
+    laneTops[lane.lane] = top
+    top += lane.rows * ROW_PX + LANE_GAP_PX
+  }
+  return (
+    <div className="gantt-body">
+      <div className="gantt-labels" style={{ height: top }}>
+        {layout.lanes.map((lane) => (
+          <div
+            key={lane.lane}
+            className="gantt-lane-label"
+            style={{ top: laneTops[lane.lane], height: lane.rows * ROW_PX }}
+          >
+            step {lane.step}
+          </div>
+        ))}
+      </div>
+      <div className="gantt-plot" style={{ height: top }} data-testid="gantt-plot">
+        {layout.lanes.map((lane) => (
+          <div
+            key={lane.lane}
+            className="gantt-lane"
+            style={{ top: laneTops[lane.lane], height: lane.rows * ROW_PX }}
+          />
+        ))}
+        {layout.bars.map((bar) => (
+          <Bar
+            key={bar.id}
+            bar={bar}
+            left={((bar.start - layout.start) / span) * 100}
+            width={((bar.end - bar.start) / span) * 100}
+            top={(laneTops[bar.lane] ?? 0) + bar.row * ROW_PX}
+            isSelected={bar.startSeq === selectedSeq || bar.endSeq === selectedSeq}
+            onSelect={onSelect}
+          />
+        ))}
+      </div>
+      <div className="gantt-axis">
+        <span>0</span>
+        <span>{formatDuration(span / 2)}</span>
+        <span>{formatDuration(span)}</span>
+      </div>
+    </div>
+  )
+}
+
+interface BarProps {
+  readonly bar: GanttBar
+  readonly left: number
+  readonly width: number
+  readonly top: number
+  readonly isSelected: boolean
+  readonly onSelect: (seq: number) => void
+}
+
+function Bar({ bar, left, width, top, isSelected, onSelect }: BarProps) {
+  const duration = formatDuration(bar.end - bar.start)
+  const state = bar.isOpen ? 'running' : bar.ok === false ? 'failed' : 'done'
+  return (
+    <button
+      type="button"
+      className={`gantt-item gantt-${bar.kind} gantt-${state}${isSelected ? ' gantt-selected' : ''}${bar.kind === 'tool' && left + width > 70 ? ' gantt-label-before' : ''}`}
+      style={{ left: `${left}%`, width: `${width}%`, top: top + 2, height: ROW_PX - 4 }}
+      title={`${bar.label} · ${duration} · seq ${bar.startSeq}${bar.endSeq === undefined ? '' : `..${bar.endSeq}`}`}
+      aria-label={`${bar.kind === 'request' ? 'request' : bar.label} step ${bar.step}, ${duration}`}
+      data-testid="gantt-bar"
+      data-kind={bar.kind}
+      data-label={bar.label}
+      data-lane={bar.lane}
+      data-row={bar.row}
+      data-start={bar.start}
+      data-end={bar.end}
+      data-start-seq={bar.startSeq}
+      data-end-seq={bar.endSeq}
+      onClick={() => onSelect(bar.startSeq)}
+    >
+      <span className="gantt-item-label">
+        {bar.kind === 'request' ? 'request' : bar.label} {duration}
+      </span>
+    </button>
+  )
+}

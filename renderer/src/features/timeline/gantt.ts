@@ -1,0 +1,197 @@
+/**
+ * The step/tool Gantt's layout, pure: events in, bars with a lane, a row and a time span out.
+ * One lane per step; its first row is the step's request (`request/start` → its
+ * `assistant/message`), the rows below hold its tool calls (`tool/call` → `tool/result` by
+ * callId), stacked so calls that ran at the same time sit on different rows.
+ *
+ * Concurrency is decided by seq, not by clock: a call started (its `tool/call` logged) before an
+ * earlier call's `tool/result` ran alongside it, even when both took under a millisecond and
+ * their `at`s are equal. The clock only places the bars on the axis.
+ */
+import type { EventDto } from '../../../../preload/contract'
+
+export type BarKind = 'request' | 'tool'
+
+export interface GanttBar {
+  /** `request:<seq>` or `tool:<callId>`. */
+  readonly id: string
+  readonly kind: BarKind
+  /** The request's model, or the tool's name. */
+  readonly label: string
+  readonly turn: number
+  readonly step: number
+  /** The lane (one per step, in order of first appearance). */
+  readonly lane: number
+  /** The row inside the lane: 0 for the request, 1.. for tool calls. */
+  readonly row: number
+  /** Epoch ms; `end >= start`. An open bar ends at the layout's end. */
+  readonly start: number
+  readonly end: number
+  readonly startSeq: number
+  /** The closing event's seq; undefined while the request or call is still open. */
+  readonly endSeq?: number
+  readonly isOpen: boolean
+  /** The call's outcome (`tool/result` ok); undefined for requests and open calls. */
+  readonly ok?: boolean
+}
+
+export interface GanttLane {
+  readonly lane: number
+  readonly turn: number
+  readonly step: number
+  /** Rows in this lane: 1 (the request) plus the tool rows used. */
+  readonly rows: number
+}
+
+export interface GanttLayout {
+  readonly bars: readonly GanttBar[]
+  readonly lanes: readonly GanttLane[]
+  /** The axis, epoch ms; `end > start` whenever there is a bar. */
+  readonly start: number
+  readonly end: number
+}
+
+interface OpenBar {
+  kind: BarKind
+  label: string
+  turn: number
+  step: number
+  start: number
+  startSeq: number
+  end?: number
+  endSeq?: number
+  ok?: boolean
+  id: string
+}
+
+const stepKey = (turn: number, step: number) => `${turn}.${step}`
+
+/** Pairs the opening and closing events of every request and tool call, in seq order. */
+function pairBars(events: readonly EventDto[]): OpenBar[] {
+  const bars: OpenBar[] = []
+  const openRequests = new Map<string, OpenBar>()
+  const openCalls = new Map<string, OpenBar>()
+  for (const event of events) {
+    const key = stepKey(event.turn, event.step)
+    switch (event.type) {
+      case 'request/start': {
+        const model = event.data['model']
+        const bar: OpenBar = {
+          id: `request:${event.seq}`,
+          kind: 'request',
+          label: typeof model === 'string' ? model : 'request',
+          turn: event.turn,
+          step: event.step,
+          start: event.at,
+          startSeq: event.seq,
+        }
+        // A retry opens a new request in the same step; the earlier one ended there.
+        const earlier = openRequests.get(key)
+        if (earlier) Object.assign(earlier, { end: event.at, endSeq: event.seq })
+        openRequests.set(key, bar)
+        bars.push(bar)
+        break
+      }
+      case 'assistant/message': {
+        const bar = openRequests.get(key)
+        if (bar) Object.assign(bar, { end: event.at, endSeq: event.seq })
+        openRequests.delete(key)
+        break
+      }
+      case 'tool/call': {
+        const callId = event.data['callId']
+        const name = event.data['name']
+        if (typeof callId !== 'string') break
+        const bar: OpenBar = {
+          id: `tool:${callId}`,
+          kind: 'tool',
+          label: typeof name === 'string' ? name : 'tool',
+          turn: event.turn,
+          step: event.step,
+          start: event.at,
+          startSeq: event.seq,
+        }
+        openCalls.set(callId, bar)
+        bars.push(bar)
+        break
+      }
+      case 'tool/result': {
+        const callId = event.data['callId']
+        const bar = typeof callId === 'string' ? openCalls.get(callId) : undefined
+        if (bar && typeof callId === 'string') {
+          Object.assign(bar, { end: event.at, endSeq: event.seq, ok: event.data['ok'] === true })
+          openCalls.delete(callId)
+        }
+        break
+      }
+      default:
+        break
+    }
+  }
+  return bars
+}
+
+/**
+ * Lays out the requests and tool calls of `events` (seq order; other types are ignored).
+ * `now` ends the bars still open (default: the last event's time).
+ */
+export function layoutGantt(events: readonly EventDto[], now?: number): GanttLayout {
+  const paired = pairBars(events)
+  if (paired.length === 0) return { bars: [], lanes: [], start: 0, end: 0 }
+  // A loop, not Math.max(...): a long session's events overflow the argument list.
+  let lastAt = 0
+  for (const event of events) lastAt = Math.max(lastAt, event.at)
+  const axisEnd = Math.max(now ?? lastAt, lastAt)
+  const laneOf = new Map<string, number>()
+  /** Per lane, the last end seq of each tool row (Infinity while that row's call is open). */
+  const rowEnds = new Map<number, number[]>()
+  const bars: GanttBar[] = []
+  for (const bar of paired) {
+    const key = stepKey(bar.turn, bar.step)
+    let lane = laneOf.get(key)
+    if (lane === undefined) {
+      lane = laneOf.size
+      laneOf.set(key, lane)
+      rowEnds.set(lane, [])
+    }
+    let row = 0
+    if (bar.kind === 'tool') {
+      const ends = rowEnds.get(lane) ?? []
+      let free = ends.findIndex((endSeq) => endSeq < bar.startSeq)
+      if (free === -1) free = ends.length
+      ends[free] = bar.endSeq ?? Number.POSITIVE_INFINITY
+      rowEnds.set(lane, ends)
+      row = free + 1
+    }
+    const end = bar.end ?? axisEnd
+    bars.push({
+      id: bar.id,
+      kind: bar.kind,
+      label: bar.label,
+      turn: bar.turn,
+      step: bar.step,
+      lane,
+      row,
+      start: bar.start,
+      end: Math.max(end, bar.start),
+      startSeq: bar.startSeq,
+      ...(bar.endSeq === undefined ? {} : { endSeq: bar.endSeq }),
+      isOpen: bar.endSeq === undefined,
+      ...(bar.ok === undefined ? {} : { ok: bar.ok }),
+    })
+  }
+  const lanes: GanttLane[] = [...laneOf.entries()].map(([key, lane]) => {
+    const [turn, step] = key.split('.').map(Number)
+    return { lane, turn: turn ?? 0, step: step ?? 0, rows: 1 + (rowEnds.get(lane)?.length ?? 0) }
+  })
+  const start = bars.reduce((min, bar) => Math.min(min, bar.start), Number.POSITIVE_INFINITY)
+  const end = bars.reduce((max, bar) => Math.max(max, bar.end), 0)
+  return { bars, lanes, start, end: end > start ? end : start + 1 }
+}
+
+/** Whether two bars ran at the same time by the log's order (see the module comment). */
+export function barsOverlap(a: GanttBar, b: GanttBar): boolean {
+  const aEnd = a.endSeq ?? Number.POSITIVE_INFINITY
+  const bEnd = b.endSeq ?? Number.POSITIVE_INFINITY
+  return a.startSeq < bEnd && b.startSeq < aEnd
+}

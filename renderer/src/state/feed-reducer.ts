@@ -1,0 +1,262 @@
+/**
+ * The open session's projection of its log, as a pure reducer: no bridge, no DOM, no React, so it
+ * is unit-tested as is (test/renderer/feed-reducer.test.ts). The store (session-store.ts) feeds it
+ * pages of `session/events` and the bridge's notifications, and asks it what to fetch next.
+ *
+ * Invariants the panels rely on: `events` is sorted by seq with no seq twice, and never holds an
+ * `assistant/chunk` (the live text is `streaming`). `coveredTo` is the seq below which every
+ * event is known to be in `events`: a notification past it means events were missed (or were
+ * chunks, which are never forwarded), so the store fetches `[coveredTo, that seq)` to be sure.
+ */
+import { FORWARDED_EVENT_TYPES } from '../../../preload/contract'
+import type {
+  ApprovalRequest,
+  EventDto,
+  NotificationOf,
+  SessionSummary,
+} from '../../../preload/contract'
+
+export type StreamDelta = NotificationOf<'stream/delta'>
+/** What `session/get` answers. */
+export interface SessionDetails {
+  readonly session: SessionSummary
+  readonly pendingApprovals: readonly ApprovalRequest[]
+  readonly contextWindow?: number | undefined
+}
+
+/**
+ * The event types a feed holds: every forwarded one, which is every type but `assistant/chunk`.
+ * Passed as `types` to `session/events` so chunks never cross the bridge when paging.
+ */
+export const FEED_EVENT_TYPES: readonly string[] = FORWARDED_EVENT_TYPES
+
+export interface FeedState {
+  readonly sessionId: string
+  /** Absent until `session/get` answers. */
+  readonly session: SessionSummary | undefined
+  readonly events: readonly EventDto[]
+  /** Every event with a seq below this is in `events` (see the module comment). */
+  readonly coveredTo: number
+  /** True until the first full paging of the history is done. */
+  readonly isLoading: boolean
+  readonly streaming: readonly StreamDelta[]
+  readonly pendingApprovals: readonly ApprovalRequest[]
+  readonly isRunning: boolean
+  readonly contextWindow: number | undefined
+  /** What failed while loading, to show instead of a silent empty chat. */
+  readonly error: string | undefined
+}
+
+export type FeedAction =
+  /** `session/get` answered (at open, and again when the session changes). */
+  | { readonly type: 'details'; readonly details: SessionDetails }
+  /**
+   * A page of `session/events` from `fromSeq`; `nextSeq` null means the page reached `length`,
+   * so everything below `length` is now covered.
+   */
+  | {
+      readonly type: 'page'
+      readonly fromSeq: number
+      readonly events: readonly EventDto[]
+      readonly nextSeq: number | null
+      readonly length: number
+    }
+  | { readonly type: 'event'; readonly event: EventDto }
+  | { readonly type: 'delta'; readonly delta: StreamDelta }
+  | { readonly type: 'approval'; readonly request: ApprovalRequest }
+  | { readonly type: 'running'; readonly isRunning: boolean }
+  | { readonly type: 'failed'; readonly message: string }
+
+export function initialFeed(sessionId: string): FeedState {
+  return {
+    sessionId,
+    session: undefined,
+    events: [],
+    coveredTo: 0,
+    isLoading: true,
+    streaming: [],
+    pendingApprovals: [],
+    isRunning: false,
+    contextWindow: undefined,
+    error: undefined,
+  }
+}
+
+export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
+  switch (action.type) {
+    case 'details':
+      return {
+        ...state,
+        session: action.details.session,
+        isRunning: action.details.session.isRunning,
+        contextWindow: action.details.contextWindow,
+        pendingApprovals: mergeApprovals(
+          action.details.pendingApprovals,
+          state.pendingApprovals,
+          state.events,
+        ),
+      }
+    case 'page':
+      return applyPage(state, action)
+    case 'event':
+      return applyEvent(state, action.event)
+    case 'delta':
+      return applyDelta(state, action.delta)
+    case 'approval':
+      if (action.request.sessionId !== state.sessionId) return state
+      if (isDecided(state.events, action.request.callId)) return state
+      return {
+        ...state,
+        pendingApprovals: [
+          ...state.pendingApprovals.filter((a) => a.callId !== action.request.callId),
+          action.request,
+        ],
+      }
+    case 'running':
+      return {
+        ...state,
+        isRunning: action.isRunning,
+        // A stopped session streams nothing more; what was streamed is in its log now.
+        streaming: action.isRunning ? state.streaming : [],
+      }
+    case 'failed':
+      return { ...state, isLoading: false, error: action.message }
+  }
+}
+
+/** Where the store should fetch from to close a gap, or undefined when there is none. */
+export function gapStart(state: FeedState): number | undefined {
+  if (state.isLoading) return undefined
+  const last = state.events.at(-1)
+  return last !== undefined && last.seq >= state.coveredTo ? state.coveredTo : undefined
+}
+
+function applyPage(state: FeedState, page: Extract<FeedAction, { type: 'page' }>): FeedState {
+  const events = mergeEvents(state.events, page.events.filter(isFeedEvent))
+  // A page holds every feed event from `fromSeq` up to `nextSeq` (the next one it left out), or
+  // up to `length` when it is the last page.
+  const pageEnd = page.nextSeq ?? page.length
+  const coveredTo =
+    page.fromSeq <= state.coveredTo ? Math.max(state.coveredTo, pageEnd) : state.coveredTo
+  const next = { ...state, events, coveredTo: advanceCovered(events, coveredTo) }
+  return page.nextSeq === null ? settle({ ...next, isLoading: false }) : next
+}
+
+function applyEvent(state: FeedState, event: EventDto): FeedState {
+  if (!isFeedEvent(event)) return state
+  const events = mergeEvents(state.events, [event])
+  if (events === state.events) return state
+  const coveredTo = event.seq === state.coveredTo ? event.seq + 1 : state.coveredTo
+  return settle({ ...state, events, coveredTo: advanceCovered(events, coveredTo) }, event)
+}
+
+/**
+ * Brings the derived parts in line with the events: a step's deltas go once its message is
+ * logged, a turn's once it ends, and an approval once it is decided.
+ */
+function settle(state: FeedState, event?: EventDto): FeedState {
+  let { streaming, pendingApprovals } = state
+  const events = event ? [event] : state.events
+  for (const e of events) {
+    if (e.type === 'assistant/message') {
+      streaming = streaming.filter((d) => isAfter(d, e.turn, e.step))
+    } else if (e.type === 'turn/end') {
+      streaming = streaming.filter((d) => d.turn > e.turn)
+    } else if (e.type === 'approval/decided') {
+      const callId = e.data['callId']
+      pendingApprovals = pendingApprovals.filter((a) => a.callId !== callId)
+    }
+  }
+  if (streaming === state.streaming && pendingApprovals === state.pendingApprovals) return state
+  return { ...state, streaming, pendingApprovals }
+}
+
+function applyDelta(state: FeedState, delta: StreamDelta): FeedState {
+  if (delta.sessionId !== state.sessionId) return state
+  // A delta of a step whose message is already logged is late: drop it.
+  const message = lastOfType(state.events, 'assistant/message')
+  if (message && !isAfter(delta, message.turn, message.step)) return state
+  // Only the step now streaming is kept: an older step's deltas are superseded.
+  const current = state.streaming.filter((d) => d.turn === delta.turn && d.step === delta.step)
+  return { ...state, streaming: [...current, delta] }
+}
+
+const isFeedEvent = (event: EventDto): boolean => event.type !== 'assistant/chunk'
+
+function isAfter(delta: StreamDelta, turn: number, step: number): boolean {
+  return delta.turn > turn || (delta.turn === turn && delta.step > step)
+}
+
+function lastOfType(events: readonly EventDto[], type: string): EventDto | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]
+    if (event?.type === type) return event
+  }
+  return undefined
+}
+
+function isDecided(events: readonly EventDto[], callId: string): boolean {
+  return events.some((e) => e.type === 'approval/decided' && e.data['callId'] === callId)
+}
+
+/** `session/get`'s list, plus requests notified since, less those the log shows decided. */
+function mergeApprovals(
+  fromServer: readonly ApprovalRequest[],
+  known: readonly ApprovalRequest[],
+  events: readonly EventDto[],
+): readonly ApprovalRequest[] {
+  const byCall = new Map<string, ApprovalRequest>()
+  for (const request of [...fromServer, ...known]) {
+    if (!byCall.has(request.callId)) byCall.set(request.callId, request)
+  }
+  return [...byCall.values()].filter((request) => !isDecided(events, request.callId))
+}
+
+/**
+ * Merges events into a sorted, seq-unique list. The common cases (a page or a notification past
+ * the end) append; anything else merges by seq. Returns `into` itself when nothing was new.
+ */
+export function mergeEvents(
+  into: readonly EventDto[],
+  incoming: readonly EventDto[],
+): readonly EventDto[] {
+  if (incoming.length === 0) return into
+  const last = into.at(-1)
+  const first = incoming[0]
+  if (first !== undefined && (last === undefined || first.seq > last.seq) && isSorted(incoming)) {
+    return [...into, ...incoming]
+  }
+  const bySeq = new Map<number, EventDto>()
+  for (const event of into) bySeq.set(event.seq, event)
+  let added = false
+  for (const event of incoming) {
+    if (!bySeq.has(event.seq)) {
+      bySeq.set(event.seq, event)
+      added = true
+    }
+  }
+  if (!added) return into
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq)
+}
+
+function isSorted(events: readonly EventDto[]): boolean {
+  for (let i = 1; i < events.length; i++) {
+    const previous = events[i - 1]
+    const current = events[i]
+    if (previous === undefined || current === undefined || current.seq <= previous.seq) return false
+  }
+  return true
+}
+
+/** Extends coverage over events that follow on without a gap (notifications after a refetch). */
+function advanceCovered(events: readonly EventDto[], coveredTo: number): number {
+  let covered = coveredTo
+  // Walk back from the end only as far as needed: coverage moves forward a few events at a time.
+  let i = events.length - 1
+  while (i >= 0 && (events[i]?.seq ?? -1) >= covered) i--
+  for (let j = i + 1; j < events.length; j++) {
+    if (events[j]?.seq !== covered) break
+    covered++
+  }
+  return covered
+}

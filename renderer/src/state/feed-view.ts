@@ -1,0 +1,28 @@
+/**
+ * The feed as panels see it (features/feed.ts `SessionFeed`). One object per reducer state, kept
+ * in a WeakMap, so a panel's memo sees the same feed until the log actually moved.
+ */
+import type { SessionFeed } from '../features/feed'
+import type { FeedState } from './feed-reducer'
+
+const views = new WeakMap<FeedState, SessionFeed>()
+
+/** Undefined until `session/get` has answered: a feed always has its session. */
+export function toSessionFeed(state: FeedState): SessionFeed | undefined {
+  const { session } = state
+  if (!session) return undefined
+  let view = views.get(state)
+  if (!view) {
+    view = {
+      session,
+      events: state.events,
+      isLoading: state.isLoading,
+      streaming: state.streaming,
+      pendingApprovals: state.pendingApprovals,
+      isRunning: state.isRunning,
+      ...(state.contextWindow === undefined ? {} : { contextWindow: state.contextWindow }),
+    }
+    views.set(state, view)
+  }
+  return view
+}

@@ -1,0 +1,105 @@
+/**
+ * The session list as a tree of forks, pure so it is unit-tested without a DOM. The list is what
+ * `session/list` paged in plus what `sessions/changed` updated; a fork whose parent is not in the
+ * list (not paged in yet, or in the trash) is shown as a root and still names its parent.
+ */
+import type { SessionSummary } from '../../../preload/contract'
+
+export interface SessionNode {
+  readonly session: SessionSummary
+  readonly children: readonly SessionNode[]
+}
+
+/**
+ * Merges summaries into the list by id, newest activity first. Sessions of another project and
+ * sessions in the trash are taken out, so one rule serves paging, updates and deletes.
+ */
+export function upsertSessions(
+  list: readonly SessionSummary[],
+  incoming: readonly SessionSummary[],
+  projectDir: string,
+): readonly SessionSummary[] {
+  const byId = new Map(list.map((session) => [session.id, session]))
+  for (const session of incoming) {
+    if (session.deletedAt !== null || session.projectDir !== projectDir) byId.delete(session.id)
+    else byId.set(session.id, session)
+  }
+  return [...byId.values()].sort(byActivity)
+}
+
+/** Roots by the latest activity in their subtree; children in fork order (oldest first). */
+export function buildSessionTree(sessions: readonly SessionSummary[]): readonly SessionNode[] {
+  const byId = new Map(sessions.map((session) => [session.id, session]))
+  const childrenOf = new Map<string, SessionSummary[]>()
+  const roots: SessionSummary[] = []
+  for (const session of sessions) {
+    const parentId = session.parentId
+    if (parentId !== null && byId.has(parentId)) {
+      const siblings = childrenOf.get(parentId) ?? []
+      siblings.push(session)
+      childrenOf.set(parentId, siblings)
+    } else {
+      roots.push(session)
+    }
+  }
+  const build = (session: SessionSummary, seen: Set<string>): SessionNode => {
+    seen.add(session.id)
+    const children = (childrenOf.get(session.id) ?? [])
+      .filter((child) => !seen.has(child.id))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((child) => build(child, seen))
+    return { session, children }
+  }
+  const seen = new Set<string>()
+  const nodes = roots.map((root) => build(root, seen))
+  // A cycle cannot come from the log, but a bad list must not hide sessions: its members go
+  // to the top level.
+  for (const session of sessions) {
+    if (!seen.has(session.id)) nodes.push(build(session, seen))
+  }
+  return nodes.sort((a, b) => latestActivity(b) - latestActivity(a))
+}
+
+/** The ids on the way from a root to `sessionId` (to expand the tree to the open session). */
+export function ancestorsOf(
+  sessions: readonly SessionSummary[],
+  sessionId: string,
+): readonly string[] {
+  const byId = new Map(sessions.map((session) => [session.id, session]))
+  const path: string[] = []
+  let current = byId.get(sessionId)?.parentId ?? null
+  while (current !== null && !path.includes(current)) {
+    path.push(current)
+    current = byId.get(current)?.parentId ?? null
+  }
+  return path
+}
+
+export function sessionTitle(session: Pick<SessionSummary, 'title' | 'createdAt'>): string {
+  const title = session.title?.trim()
+  return title !== undefined && title !== '' ? title : 'Untitled session'
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 d ago", or the date. */
+export function formatAge(at: number, now: number): string {
+  const seconds = Math.max(0, Math.round((now - at) / 1000))
+  if (seconds < 60) return 'just now'
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 60) return `${minutes} min ago`
+  const hours = Math.round(minutes / 60)
+  if (hours < 24) return `${hours} h ago`
+  const days = Math.round(hours / 24)
+  if (days < 30) return `${days} d ago`
+  return new Date(at).toLocaleDateString()
+}
+
+function byActivity(a: SessionSummary, b: SessionSummary): number {
+  return b.updatedAt - a.updatedAt || b.createdAt - a.createdAt
+}
+
+function latestActivity(node: SessionNode): number {
+  return node.children.reduce(
+    (latest, child) => Math.max(latest, latestActivity(child)),
+    node.session.updatedAt,
+  )
+}

@@ -1,0 +1,289 @@
+/**
+ * The shell's state: the connection, the projects, the session list and the open session's feed.
+ * It holds only projections of what the bridge says and view state; every change of a session
+ * comes back from the log (`session/event`, `sessions/changed`) rather than being assumed here.
+ *
+ * One store per bridge (created by the App); the actions are on the state so components call
+ * them through the same selector hook. Notifications are subscribed once, in `createShellStore`,
+ * and `dispose` removes them.
+ */
+import { createStore } from 'zustand/vanilla'
+import type { StoreApi } from 'zustand/vanilla'
+import type {
+  BridgeError,
+  BridleApi,
+  NotificationOf,
+  Project,
+  Result,
+  ResultOf,
+  SessionSummary,
+} from '../../../preload/contract'
+import type { DrawerPanel } from '../features/feed'
+import { FEED_EVENT_TYPES, gapStart, reduceFeed } from './feed-reducer'
+import type { FeedAction, FeedState, SessionDetails } from './feed-reducer'
+import { upsertSessions } from './session-tree'
+import { initialState } from './shell-actions'
+import type { StoreOps } from './shell-actions'
+
+/** How many events a `session/events` page asks for. */
+export const EVENTS_PAGE_SIZE = 2000
+/** How many sessions a `session/list` page asks for. */
+export const SESSIONS_PAGE_SIZE = 100
+/** How long notifications may pile up past a gap before the gap is fetched. */
+const GAP_FETCH_DELAY_MS = 150
+/**
+ * How often a quiet connection is checked. The WebSocket client reconnects by itself but says
+ * nothing when it drops; a cheap call is how the banner learns the bridge is gone.
+ */
+const HEARTBEAT_MS = 10_000
+
+export type ConnectionStatus = 'connecting' | 'ready' | 'lost'
+
+export interface SearchHit {
+  readonly sessionId: string
+  readonly title: string | null
+  readonly seq: number
+  readonly type: string
+  readonly snippet: string
+}
+
+export interface ShellState {
+  readonly connection: {
+    readonly status: ConnectionStatus
+    readonly bootId: string | undefined
+    /** Times the bridge came back after being lost or restarted. */
+    readonly reconnects: number
+    readonly message: string | undefined
+  }
+  /** Unknown until `settings/get` answers; FirstRun shows when it is false. */
+  readonly hasEndpoints: boolean | undefined
+  readonly projects: readonly Project[]
+  readonly projectDir: string | undefined
+  readonly sessions: readonly SessionSummary[]
+  readonly sessionsCursor: string | null
+  readonly sessionsLoading: boolean
+  readonly search: {
+    readonly query: string
+    readonly hits: readonly SearchHit[]
+    readonly isSearching: boolean
+  }
+  readonly feed: FeedState | undefined
+  readonly selectedSeq: number | undefined
+  readonly drawer: { readonly isOpen: boolean; readonly panel: DrawerPanel }
+  /** The last action that failed, said in words for a dismissible alert. */
+  readonly notice: string | undefined
+
+  readonly start: () => Promise<void>
+  readonly openProject: (path?: string) => Promise<void>
+  readonly selectProject: (path: string) => void
+  readonly loadMoreSessions: () => Promise<void>
+  readonly setSearch: (query: string) => Promise<void>
+  readonly openSession: (sessionId: string, selectSeq?: number) => Promise<void>
+  readonly closeSession: () => void
+  /** Creates a session in the current project and opens it; `title` names it at once. */
+  readonly createSession: (title?: string) => Promise<string | undefined>
+  readonly renameSession: (sessionId: string, title: string) => Promise<void>
+  readonly deleteSession: (sessionId: string) => Promise<void>
+  /** Forks `sessionId` before `atSeq` and opens the fork. */
+  readonly forkSession: (sessionId: string, atSeq: number) => Promise<void>
+  readonly send: (text: string) => Promise<void>
+  readonly stop: () => Promise<void>
+  readonly selectSeq: (seq: number | undefined) => void
+  readonly showPanel: (panel: DrawerPanel) => void
+  readonly toggleDrawer: () => void
+  readonly setEndpointsConfigured: () => void
+  readonly dismissNotice: () => void
+}
+
+export type ShellStore = StoreApi<ShellState>
+
+/**
+ * Builds the store for one bridge. `connect()` subscribes to the notifications and returns the
+ * disposer; it is separate so React's effects (run twice in development) can pair it with its
+ * cleanup, while the store itself lives as long as the App.
+ */
+export function createShellStore(api: BridleApi): {
+  store: ShellStore
+  connect: () => () => void
+} {
+  let gapTimer: ReturnType<typeof setTimeout> | undefined
+  let isGapFetching = false
+  // The helpers below read the store only when called, after it exists (it is created last).
+  const get = (): ShellState => store.getState()
+  const set = (partial: Partial<ShellState>) => store.setState(partial)
+
+  /** Calls the bridge and tracks the connection by the answer. */
+  const call: BridleApi['call'] = async (method, params) => {
+    const result = await api.call(method, params)
+    const { connection } = get()
+    if (result.ok && connection.status !== 'ready') {
+      set({ connection: { ...connection, status: 'ready', message: undefined } })
+    } else if (!result.ok && result.error.code === 'DISCONNECTED') {
+      set({ connection: { ...connection, status: 'lost', message: result.error.message } })
+    }
+    return result
+  }
+
+  /** Applies an action to the feed if it is still the open session's. */
+  const dispatch = (sessionId: string, action: FeedAction) => {
+    const { feed } = get()
+    if (feed?.sessionId !== sessionId) return
+    const next = reduceFeed(feed, action)
+    if (next !== feed) set({ feed: next })
+    if (gapStart(next) !== undefined) scheduleGapFetch()
+  }
+
+  /** Pages the history from `fromSeq` to its end into the feed; stops if another opens. */
+  const pageEvents = async (sessionId: string, fromSeq: number) => {
+    let from: number | null = fromSeq
+    while (from !== null) {
+      const result: Result<ResultOf<'session/events'>> = await call('session/events', {
+        sessionId,
+        fromSeq: from,
+        types: [...FEED_EVENT_TYPES],
+        limit: EVENTS_PAGE_SIZE,
+      })
+      if (get().feed?.sessionId !== sessionId) return
+      if (!result.ok) {
+        dispatch(sessionId, { type: 'failed', message: result.error.message })
+        return
+      }
+      const { events, nextSeq, length } = result.value
+      dispatch(sessionId, { type: 'page', fromSeq: from, events, nextSeq, length })
+      from = result.value.nextSeq
+    }
+  }
+
+  /**
+   * Fetches past a gap once notifications settle: one call per burst, not per event. Chunks
+   * (never forwarded) make a gap at every step, so this runs about once a step.
+   */
+  const scheduleGapFetch = () => {
+    if (gapTimer !== undefined || isGapFetching) return
+    gapTimer = setTimeout(() => {
+      gapTimer = undefined
+      const { feed } = get()
+      const from = feed ? gapStart(feed) : undefined
+      if (!feed || from === undefined) return
+      isGapFetching = true
+      void pageEvents(feed.sessionId, from).finally(() => {
+        isGapFetching = false
+        const after = get().feed
+        if (after && gapStart(after) !== undefined) scheduleGapFetch()
+      })
+    }, GAP_FETCH_DELAY_MS)
+  }
+
+  const refreshDetails = async (sessionId: string) => {
+    const result = await call('session/get', { sessionId })
+    if (result.ok) dispatch(sessionId, { type: 'details', details: result.value })
+    else if (result.error.code === 'NOT_FOUND') get().closeSession()
+  }
+
+  const loadSessions = async (cursor: string | null) => {
+    const { projectDir } = get()
+    if (projectDir === undefined) return
+    set({ sessionsLoading: true })
+    const result = await call('session/list', { projectDir, cursor, limit: SESSIONS_PAGE_SIZE })
+    if (get().projectDir !== projectDir) return
+    set({ sessionsLoading: false })
+    if (!result.ok) return fail('Could not list the sessions', result.error)
+    const known = cursor === null ? [] : get().sessions
+    set({
+      sessions: upsertSessions(known, result.value.items, projectDir),
+      sessionsCursor: result.value.nextCursor,
+    })
+  }
+
+  /** Says what failed; a lost connection is the banner's to say, once, not every action's. */
+  const fail = (what: string, error: BridgeError) => {
+    if (error.code !== 'DISCONNECTED') set({ notice: `${what}: ${error.message}${hintFor(error)}` })
+  }
+
+  /** Puts a changed summary in the list (or takes it out, once deleted) and in the feed. */
+  const applySummary = (session: SessionSummary, details?: SessionDetails) => {
+    const { projectDir, feed } = get()
+    if (projectDir !== undefined) {
+      set({ sessions: upsertSessions(get().sessions, [session], projectDir) })
+    }
+    if (feed?.sessionId !== session.id) return
+    if (session.deletedAt !== null) get().closeSession()
+    else if (details) dispatch(session.id, { type: 'details', details })
+    else void refreshDetails(session.id)
+  }
+
+  const ops: StoreOps = {
+    call,
+    fail,
+    pageEvents,
+    refreshDetails,
+    loadSessions,
+    applySummary,
+  }
+  const store: ShellStore = createStore<ShellState>()(() => initialState(set, get, ops))
+
+  const onReady = ({ bootId }: NotificationOf<'bridge/ready'>) => {
+    const { connection, feed } = get()
+    const isReconnect = connection.bootId !== undefined || connection.status === 'lost'
+    set({
+      connection: {
+        status: 'ready',
+        bootId,
+        reconnects: connection.reconnects + (isReconnect ? 1 : 0),
+        message: undefined,
+      },
+    })
+    if (!isReconnect) return
+    // Whatever happened while away is in the log: read it again rather than guess.
+    void get().start()
+    void loadSessions(null)
+    if (feed) {
+      void refreshDetails(feed.sessionId)
+      void pageEvents(feed.sessionId, feed.coveredTo)
+    }
+  }
+
+  const connect = () => {
+    const disposers = [
+      api.subscribe('bridge/ready', onReady),
+      api.subscribe('session/event', ({ sessionId, event }) =>
+        dispatch(sessionId, { type: 'event', event }),
+      ),
+      api.subscribe('stream/delta', (delta) => dispatch(delta.sessionId, { type: 'delta', delta })),
+      api.subscribe('approval/request', (request) =>
+        dispatch(request.sessionId, { type: 'approval', request }),
+      ),
+      api.subscribe('sessions/changed', ({ sessionIds }) => {
+        for (const sessionId of sessionIds) {
+          void api.call('session/get', { sessionId }).then((result) => {
+            if (result.ok) applySummary(result.value.session, result.value)
+          })
+        }
+      }),
+      api.subscribe('settings/changed', (view) => {
+        if (view.endpoints.length > 0) set({ hasEndpoints: true })
+      }),
+    ]
+    const heartbeat = setInterval(() => {
+      if (globalThis.document.visibilityState === 'visible') void call('app/info', {})
+    }, HEARTBEAT_MS)
+    return () => {
+      clearInterval(heartbeat)
+      for (const dispose of disposers) dispose()
+      if (gapTimer !== undefined) clearTimeout(gapTimer)
+      gapTimer = undefined
+    }
+  }
+
+  return { store, connect }
+}
+
+/** What to do about an error, when the code says more than the message. */
+function hintFor(error: BridgeError): string {
+  switch (error.code) {
+    case 'CONFLICT':
+      return ' (wait for the running turn to end, or stop it)'
+    default:
+      return ''
+  }
+}

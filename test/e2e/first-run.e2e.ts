@@ -1,0 +1,120 @@
+/**
+ * The first run through `bridle serve` with no endpoint and an empty home: the screen explains
+ * how to start a local server (never blank), looks again on demand, and connects an API endpoint
+ * entered by hand (key stored, endpoint tested, then the normal layout). When one of the ports
+ * discovery probes is free, a scripted server on it is found and added with one click.
+ * Screenshot: test-results/first-run.png.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect, test } from '@playwright/test'
+import { startModelServer } from '../fixtures/model-server/server'
+import type { ModelServer, ModelServerOptions } from '../fixtures/model-server/server'
+import { startServeProcess } from './serve-process'
+import type { ServeProcess } from './serve-process'
+
+let serve: ServeProcess | undefined
+let model: ModelServer | undefined
+
+test.afterEach(async () => {
+  await serve?.stop()
+  await model?.close()
+  serve = undefined
+  model = undefined
+})
+
+function savedConfig(home: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(home, 'config.json'), 'utf8')) as Record<string, unknown>
+}
+
+test('no endpoint: explains how to start a server, then connects an API endpoint', async ({
+  page,
+}) => {
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text())
+  })
+  serve = await startServeProcess()
+  await page.setViewportSize({ width: 1400, height: 900 })
+  await page.goto(serve.url)
+
+  const firstRun = page.getByRole('region', { name: 'Connect a model' })
+  await expect(firstRun.getByRole('heading', { name: 'Connect a model' })).toBeVisible()
+  const help = firstRun.getByLabel('How to start a local model server')
+  await expect(help).toBeVisible({ timeout: 10_000 })
+  await expect(help).toContainText('ollama serve')
+  await expect(help).toContainText('ollama pull qwen3:8b')
+  await expect(help).toContainText('port 1234')
+  await expect(help).toContainText('llama-server -m model.gguf --port 8080')
+  await page.screenshot({ path: 'test-results/first-run.png' })
+
+  // Look again: searches, then says the same, without losing the page.
+  await firstRun.getByRole('button', { name: 'Look again' }).click()
+  await expect(help).toBeVisible()
+  await expect(firstRun.getByRole('button', { name: 'Look again' })).toBeEnabled()
+
+  // An API endpoint by hand: a bad address is refused next to its input first.
+  model = await startModelServer({ models: [{ id: 'remote-model', max_model_len: 32768 }] })
+  const form = firstRun.getByRole('form', { name: 'Enter an API endpoint' })
+  const url = form.getByLabel('Base URL')
+  await url.fill('api.example.com/v1')
+  await form.getByRole('button', { name: 'Save and connect' }).click()
+  await expect(url).toHaveAccessibleDescription(/must be an http\(s\) URL/)
+
+  const secret = 'sk-first-run-0123456789'
+  await url.fill(model.url)
+  await form.getByLabel('API key (optional)').fill(secret)
+  await form.getByRole('button', { name: 'Save and connect' }).click()
+
+  // Connected: the normal layout, with the endpoint saved as the default and its key stored.
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
+  await expect(firstRun).toHaveCount(0)
+  // settings/get gives the config with defaults filled in, and that is what goes back (see the
+  // report: the contract has no way to read the file as written).
+  expect(savedConfig(serve.home)).toMatchObject({
+    endpoints: { api: { baseUrl: model.url } },
+    defaultEndpoint: 'api',
+  })
+  expect(savedConfig(serve.home)).not.toHaveProperty('defaultModel')
+  expect(model.requests.some((r) => r.headers.authorization === `Bearer ${secret}`)).toBe(true)
+  await page.getByRole('tab', { name: 'Settings' }).click()
+  const card = page
+    .getByRole('region', { name: 'Settings' })
+    .getByRole('listitem', { name: 'Endpoint api' })
+  await expect(card.getByTestId('key-state-api')).toHaveText('key stored')
+  expect(await page.content()).not.toContain(secret)
+  expect(consoleErrors).toEqual([])
+})
+
+/** A scripted server on the first free port of those discovery probes, or undefined. */
+async function serverOnProbedPort(options: ModelServerOptions): Promise<ModelServer | undefined> {
+  for (const port of [8000, 8080, 1234, 11434]) {
+    try {
+      return await startModelServer({ ...options, port })
+    } catch {
+      // In use (a real server, or another test): try the next, and skip if none is free.
+    }
+  }
+  return undefined
+}
+
+test('a local server on a probed port is found and added with one click', async ({ page }) => {
+  model = await serverOnProbedPort({ models: [{ id: 'found-model', max_model_len: 8192 }] })
+  test.skip(model === undefined, 'ports 8000, 8080, 1234 and 11434 are all in use here')
+  if (model === undefined) return
+  serve = await startServeProcess()
+  await page.goto(serve.url)
+
+  const firstRun = page.getByRole('region', { name: 'Connect a model' })
+  const found = firstRun.getByRole('list', { name: 'Local servers found' })
+  const entry = found.getByRole('listitem', { name: new RegExp(`at ${model.url}`) })
+  await expect(entry).toContainText('1 model: found-model')
+  await entry.getByRole('button', { name: /^Use this server/ }).click()
+
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
+  const config = savedConfig(serve.home)
+  expect(config).toMatchObject({ defaultModel: 'found-model' })
+  const endpoints = config['endpoints'] as Record<string, { baseUrl: string }>
+  const id = String(config['defaultEndpoint'])
+  expect(endpoints[id]?.baseUrl).toBe(model.url)
+})

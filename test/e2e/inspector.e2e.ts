@@ -1,0 +1,236 @@
+/**
+ * The timeline inspector through `bridle serve` with the scripted model: a turn whose assistant
+ * message asks for two `read`s at once, then answers. The Timeline lists every event of the log
+ * (chunks too), filters by type on the server, shows an event's JSON, draws the two reads as
+ * overlapping bars, and the second request's diff holds only what the first request lacked.
+ */
+import { expect, test } from '@playwright/test'
+import type { Locator, Page } from '@playwright/test'
+import { startApp } from './app-fixture'
+import type { AppUnderTest } from './app-fixture'
+
+let app: AppUnderTest
+
+test.beforeEach(async () => {
+  app = await startApp({
+    script: [
+      {
+        steps: [
+          { text: 'Reading both files.' },
+          { toolCall: { name: 'read', args: '{"path":"README.md"}' } },
+          { toolCall: { name: 'read', args: '{"path":"src/app.ts"}' } },
+          { usage: { prompt_tokens: 900, completion_tokens: 30 } },
+        ],
+        chunkSize: 8,
+      },
+      {
+        steps: [
+          { text: 'The answer is 41, and the README is a demo.' },
+          { usage: { prompt_tokens: 1000, completion_tokens: 12 } },
+        ],
+        chunkSize: 8,
+      },
+    ],
+  })
+})
+
+test.afterEach(async () => {
+  await app.stop()
+})
+
+/** Calls the bridge from the page (the page holds the serve cookie), for facts to compare with. */
+async function bridgeCall(page: Page, method: string, params: unknown): Promise<unknown> {
+  return page.evaluate(
+    async ({ origin, method, params }) => {
+      const w = globalThis as unknown as {
+        WebSocket: new (url: string) => {
+          onopen: (() => void) | null
+          onmessage: ((event: { data: unknown }) => void) | null
+          send(text: string): void
+          close(): void
+        }
+      }
+      const socket = new w.WebSocket(`${origin.replace('http', 'ws')}/bridge`)
+      await new Promise<void>((resolve) => (socket.onopen = () => resolve()))
+      const reply = new Promise<string>((resolve) => {
+        socket.onmessage = (event) => {
+          const text = String(event.data)
+          if (text.includes('"kind":"result"')) resolve(text)
+        }
+      })
+      socket.send(JSON.stringify({ id: 1, method, params }))
+      const text = await reply
+      socket.close()
+      return (JSON.parse(text) as { result: { value?: unknown } }).result.value
+    },
+    { origin: app.serve.origin, method, params },
+  )
+}
+
+interface Listed {
+  items: { id: string; eventCount: number; isRunning: boolean }[]
+}
+
+/**
+ * Sends a prompt and waits until its turn has ended, asked of the bridge: the inspector must not
+ * depend on what the chat shows.
+ */
+async function runTurn(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text)
+  await page.getByRole('button', { name: 'Send' }).click()
+  await expect
+    .poll(async () => {
+      const listed = (await bridgeCall(page, 'session/list', {})) as Listed
+      const session = listed.items[0]
+      return session !== undefined && !session.isRunning && session.eventCount > 20
+    })
+    .toBe(true)
+}
+
+/** One attribute of every element `locator` matches (no DOM types here: this is Node code). */
+async function attrsOf(locator: Locator, name: string): Promise<string[]> {
+  const values: string[] = []
+  for (const element of await locator.all()) values.push((await element.getAttribute(name)) ?? '')
+  return values
+}
+
+async function rowSeqs(table: Locator): Promise<number[]> {
+  const seqs = await attrsOf(table.locator('[role="row"][data-seq]'), 'data-seq')
+  return seqs.map(Number).sort((a, b) => a - b)
+}
+
+async function barFacts(bar: Locator) {
+  const read = async (name: string) => Number(await bar.getAttribute(name))
+  return {
+    lane: await read('data-lane'),
+    row: await read('data-row'),
+    start: await read('data-start'),
+    end: await read('data-end'),
+    startSeq: await read('data-start-seq'),
+    endSeq: await read('data-end-seq'),
+  }
+}
+
+test('lists every event, filters by tool/call, shows JSON, overlapping reads, request diff', async ({
+  page,
+}) => {
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text())
+  })
+  await page.setViewportSize({ width: 1500, height: 900 })
+  await page.goto(app.url)
+  await runTurn(page, 'Read README.md and src/app.ts')
+
+  await page.getByRole('tab', { name: 'Timeline' }).click()
+  const timeline = page.getByRole('region', { name: 'Timeline' })
+  const table = timeline.getByRole('table', { name: 'Events' })
+
+  // Every event of the log, chunks included, seq 0 to the end without a gap.
+  const listed = (await bridgeCall(page, 'session/list', {})) as Listed
+  const session = listed.items[0]
+  expect(session).toBeDefined()
+  const eventCount = session?.eventCount ?? 0
+  await expect(timeline.getByTestId('timeline-count')).toHaveAttribute(
+    'data-count',
+    String(eventCount),
+  )
+  await expect.poll(() => rowSeqs(table)).toEqual(Array.from({ length: eventCount }, (_, i) => i))
+  await expect(table.locator('[data-type="assistant/chunk"]').first()).toBeAttached()
+
+  // Filter by tool/call (server-side): just the two reads.
+  await timeline.getByText('Types', { exact: true }).click()
+  await timeline.getByRole('checkbox', { name: 'tool/call' }).check()
+  await timeline.getByText(/^Types/).click()
+  await expect(table.locator('[role="row"][data-seq]')).toHaveCount(2)
+  const types = await attrsOf(table.locator('[role="row"][data-seq]'), 'data-type')
+  expect(types).toEqual(['tool/call', 'tool/call'])
+
+  // Selecting one shows its JSON.
+  await table.locator('[role="row"][data-seq]').first().click()
+  const json = timeline.getByTestId('event-json')
+  await expect(json).toContainText('"type": "tool/call"')
+  await expect(json).toContainText('"name": "read"')
+  await expect(json).toContainText('README.md')
+  await page.screenshot({ path: 'test-results/inspector.png' })
+
+  // The Gantt: the two reads on different rows of the step's lane, overlapping in time.
+  await timeline.getByRole('tab', { name: 'Gantt' }).click()
+  const reads = timeline.locator('[data-testid="gantt-bar"][data-kind="tool"]')
+  await expect(reads).toHaveCount(2)
+  const a = await barFacts(reads.nth(0))
+  const b = await barFacts(reads.nth(1))
+  expect(a.lane).toBe(b.lane)
+  expect(a.row).not.toBe(b.row)
+  // Both started before either finished, in the log and on the clock.
+  expect(b.startSeq).toBeLessThan(a.endSeq)
+  expect(a.startSeq).toBeLessThan(b.endSeq)
+  expect(a.start).toBeLessThanOrEqual(b.end)
+  expect(b.start).toBeLessThanOrEqual(a.end)
+  const boxA = await reads.nth(0).boundingBox()
+  const boxB = await reads.nth(1).boundingBox()
+  expect(boxA && boxB).toBeTruthy()
+  if (!boxA || !boxB) return
+  // Drawn overlapping: their x ranges intersect, on different rows.
+  expect(boxA.x).toBeLessThan(boxB.x + boxB.width)
+  expect(boxB.x).toBeLessThan(boxA.x + boxA.width)
+  expect(boxA.y).not.toBe(boxB.y)
+  await expect(timeline.locator('[data-testid="gantt-bar"][data-kind="request"]')).toHaveCount(2)
+  await page.screenshot({ path: 'test-results/inspector-gantt.png' })
+
+  // The request view of the second request: only the assistant's calls and the two outputs are new.
+  await timeline.getByRole('tab', { name: 'Request' }).click()
+  const requestPicker = timeline.getByRole('combobox', { name: 'Request' })
+  await expect(requestPicker.locator('option')).toHaveCount(2)
+  const second = await requestPicker.locator('option').nth(1).getAttribute('value')
+  await requestPicker.selectOption(second ?? '')
+  const messages = timeline.getByTestId('request-message')
+  await expect(messages).toHaveCount(3)
+  const roles = await attrsOf(messages, 'data-role')
+  const statuses = await attrsOf(messages, 'data-status')
+  const shown = roles.map((role, i) => [role, statuses[i]])
+  expect(shown).toEqual([
+    ['assistant', 'new'],
+    ['tool', 'new'],
+    ['tool', 'new'],
+  ])
+  await expect(messages.nth(0)).toContainText('read')
+  await expect(messages.nth(1)).toContainText('# Demo')
+  await expect(messages.nth(2)).toContainText('answer = 41')
+  await expect(timeline.getByTestId('request-diff-summary')).toContainText('0 gone')
+  const tokens = timeline.getByRole('table', { name: 'Tokens by part' })
+  await expect(tokens.locator('[data-part="server reported"]')).toHaveText('1000')
+  await expect(tokens.locator('[data-part="total"]')).toHaveText(/^\d+$/)
+  // All messages: the earlier ones are there, marked the same.
+  await timeline.getByRole('checkbox', { name: /all \d+ messages/ }).check()
+  await expect(messages.filter({ has: page.locator('.rq-badge-same') }).first()).toBeVisible()
+  await timeline.getByRole('checkbox', { name: /all \d+ messages/ }).uncheck()
+  await page.screenshot({ path: 'test-results/inspector-request.png' })
+  await timeline.getByRole('tab', { name: 'Gantt' }).click()
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  await page.screenshot({ path: 'test-results/inspector-dark.png' })
+  expect(consoleErrors).toEqual([])
+})
+
+test('a selection from outside scrolls the table to that row and highlights it', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1500, height: 900 })
+  await page.goto(app.url)
+  await runTurn(page, 'Read both')
+  await page.getByRole('tab', { name: 'Timeline' }).click()
+  const timeline = page.getByRole('region', { name: 'Timeline' })
+  const table = timeline.getByRole('table', { name: 'Events' })
+  // Select in the Gantt (another view of the panel): back in the table, the row is selected.
+  await timeline.getByRole('tab', { name: 'Gantt' }).click()
+  const bar = timeline.locator('[data-testid="gantt-bar"][data-kind="tool"]').nth(1)
+  const seq = await bar.getAttribute('data-start-seq')
+  await bar.click()
+  await timeline.getByRole('tab', { name: 'Events' }).click()
+  await expect(table.locator(`[role="row"][data-seq="${seq ?? ''}"]`)).toHaveAttribute(
+    'aria-selected',
+    'true',
+  )
+  await expect(timeline.getByTestId('event-json')).toContainText('src/app.ts')
+})

@@ -1,0 +1,144 @@
+/**
+ * The shell through `bridle serve` with the scripted model: a prompt and its answer in the chat,
+ * a second session, and a fork that shows as a branch of the tree, says where it branched, and
+ * leaves its parent as it was. Screenshots go to test-results/ (shell, tree, dark).
+ */
+import { expect, test } from '@playwright/test'
+import type { Page } from '@playwright/test'
+import { startApp } from './app-fixture'
+import type { AppUnderTest } from './app-fixture'
+
+let app: AppUnderTest
+
+test.beforeEach(async () => {
+  app = await startApp({
+    script: [
+      { steps: [{ text: 'First answer from the scripted model.' }], chunkSize: 6 },
+      { steps: [{ text: 'Second answer, with **markdown**.' }], chunkSize: 6 },
+      { steps: [{ text: 'An answer only the fork has.' }], chunkSize: 6 },
+    ],
+  })
+})
+
+test.afterEach(async () => {
+  await app.stop()
+})
+
+async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill(text)
+  await page.getByRole('button', { name: 'Send' }).click()
+}
+
+test('send, answer, second session, fork as a branch with its origin, parent unchanged', async ({
+  page,
+}) => {
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text())
+  })
+  await page.setViewportSize({ width: 1400, height: 860 })
+  await page.goto(app.url)
+
+  const chat = page.getByRole('main', { name: 'Chat' })
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' })
+  await expect(chat).toBeVisible()
+  await expect(page.getByRole('region', { name: 'Timeline' })).toBeVisible()
+  await expect(page.getByRole('combobox', { name: 'Project' })).toHaveValue(app.project)
+
+  // A first message creates the session (named after it) and the answer appears in the chat.
+  await send(page, 'Say hello')
+  await expect(chat).toContainText('First answer from the scripted model.')
+  const tree = sidebar.getByRole('list', { name: 'Session tree' })
+  await expect(tree.getByRole('button', { name: /^Say hello/ })).toBeVisible()
+  await send(page, 'And again')
+  await expect(chat).toContainText('Second answer')
+  await expect(tree.getByRole('button', { name: /^Say hello/ })).not.toContainText(' 3 messages')
+  await page.screenshot({ path: 'test-results/shell.png' })
+
+  // Fork the whole conversation from the tree; the fork opens and says where it came from.
+  await tree.getByRole('button', { name: 'Rename Say hello' }).click()
+  await sidebar.getByRole('textbox', { name: 'Session title' }).fill('Greeting')
+  await sidebar.getByRole('textbox', { name: 'Session title' }).press('Enter')
+  const parentRow = tree.getByRole('button', { name: /^Greeting \d+ messages/ })
+  await expect(parentRow).toBeVisible()
+  const parentMeta = await parentRow.locator('.session-meta').innerText()
+  await tree.getByRole('button', { name: 'Fork Greeting at its last event' }).click()
+  const banner = chat.getByRole('note', { name: 'Fork origin' })
+  await expect(banner).toContainText(/Forked from Greeting at event \d+/)
+  const branch = tree.getByRole('list', { name: 'Forks of Greeting' })
+  await expect(branch.getByRole('button', { name: /fork at #\d+/ })).toHaveAttribute(
+    'aria-current',
+    'true',
+  )
+  await expect(chat).toContainText('Second answer')
+
+  // The fork goes on alone; the parent does not see it.
+  await send(page, 'Only in the fork')
+  await expect(chat).toContainText('An answer only the fork has.')
+  await expect(branch.getByRole('button', { name: /fork at/ })).not.toContainText(
+    parentMeta.split(' · ')[0] ?? '',
+  )
+  await page.screenshot({ path: 'test-results/fork.png' })
+  await banner.getByRole('button', { name: 'Open parent' }).click()
+  await expect(chat.getByRole('note', { name: 'Fork origin' })).toHaveCount(0)
+  await expect(chat).toContainText('Second answer')
+  await expect(chat).not.toContainText('An answer only the fork has.')
+  await expect(parentRow.locator('.session-meta')).toContainText(parentMeta.split(' · ')[0] ?? '')
+  await expect(parentRow).toHaveAttribute('aria-current', 'true')
+
+  // A second session, empty, from the sidebar.
+  await sidebar.getByRole('button', { name: 'New session' }).click()
+  await expect(tree.getByRole('button', { name: /^Untitled session/ })).toHaveAttribute(
+    'aria-current',
+    'true',
+  )
+  await expect(chat).not.toContainText('Second answer')
+  await sidebar.screenshot({ path: 'test-results/tree.png' })
+
+  // Delete asks first, then the session leaves the tree (it is in the trash).
+  await tree.getByRole('button', { name: 'Delete Untitled session' }).click()
+  await tree.getByRole('button', { name: 'Delete', exact: true }).click()
+  await expect(tree.getByRole('button', { name: /^Untitled session/ })).toHaveCount(0)
+
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await branch.getByRole('button', { name: /fork at/ }).click()
+  await expect(banner).toBeVisible()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  await page.screenshot({ path: 'test-results/dark.png' })
+  expect(consoleErrors).toEqual([])
+})
+
+test('shortcuts: help overlay, inspector toggle, search focus', async ({ page }) => {
+  await page.goto(app.url)
+  await expect(page.getByRole('main', { name: 'Chat' })).toBeVisible()
+  await page.keyboard.press('F1')
+  const help = page.getByRole('dialog', { name: 'Help' })
+  await expect(help).toContainText('Keyboard shortcuts')
+  await expect(help.getByTestId('app-version')).toBeVisible()
+  await page.keyboard.press('Escape')
+  await expect(help).toHaveCount(0)
+
+  await expect(page.getByRole('complementary', { name: 'Inspector' })).toBeVisible()
+  await page.keyboard.press('Control+i')
+  await expect(page.getByRole('complementary', { name: 'Inspector' })).toHaveCount(0)
+  await page.keyboard.press('Control+i')
+  await page.getByRole('tab', { name: 'Settings' }).click()
+  await expect(page.getByRole('region', { name: 'Settings' })).toBeVisible()
+
+  await page.keyboard.press('Control+k')
+  await expect(page.getByRole('searchbox', { name: 'Search sessions' })).toBeFocused()
+})
+
+test('a lost bridge is said in a banner with what to do, never a blank page', async ({ page }) => {
+  await page.goto(app.url)
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' })
+  await expect(sidebar.getByRole('button', { name: 'New session' })).toBeEnabled()
+  await app.serve.stop()
+  await sidebar.getByRole('button', { name: 'New session' }).click()
+  await expect(page.getByRole('alert').filter({ hasText: 'Lost the connection' })).toContainText(
+    'bridle serve',
+  )
+  await expect(page.getByRole('main', { name: 'Chat' })).toBeVisible()
+  await page.screenshot({ path: 'test-results/connection-lost.png' })
+})

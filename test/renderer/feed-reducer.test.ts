@@ -1,0 +1,319 @@
+import { describe, expect, it } from 'vitest'
+import type { ApprovalRequest, EventDto, SessionSummary } from '../../preload/contract'
+import {
+  FEED_EVENT_TYPES,
+  gapStart,
+  initialFeed,
+  mergeEvents,
+  reduceFeed,
+} from '../../renderer/src/state/feed-reducer'
+import type { FeedAction, FeedState, StreamDelta } from '../../renderer/src/state/feed-reducer'
+
+const SESSION = 's1'
+
+const ev = (seq: number, type: string, data: Record<string, unknown> = {}, turn = 1, step = 1) =>
+  ({ seq, type, v: 1, turn, step, at: 1000 + seq, data }) satisfies EventDto
+
+const summary = (over: Partial<SessionSummary> = {}): SessionSummary => ({
+  id: SESSION,
+  parentId: null,
+  forkSeq: null,
+  title: null,
+  projectDir: '/p',
+  model: 'scripted',
+  createdAt: 1,
+  updatedAt: 2,
+  messageCount: 0,
+  eventCount: 0,
+  deletedAt: null,
+  isRunning: false,
+  ...over,
+})
+
+const delta = (text: string, turn = 1, step = 1): StreamDelta => ({
+  sessionId: SESSION,
+  turn,
+  step,
+  kind: 'text',
+  text,
+})
+
+const approval = (callId: string): ApprovalRequest => ({
+  sessionId: SESSION,
+  callId,
+  tool: 'bash',
+  description: 'run npm test',
+  args: { command: 'npm test' },
+})
+
+const run = (actions: readonly FeedAction[], from: FeedState = initialFeed(SESSION)) =>
+  actions.reduce(reduceFeed, from)
+
+const seqs = (state: FeedState) => state.events.map((event) => event.seq)
+
+describe('paging', () => {
+  it('pages the history in, in order, and stops loading at the last page', () => {
+    const state = run([
+      {
+        type: 'page',
+        fromSeq: 0,
+        events: [ev(0, 'session/created'), ev(1, 'turn/start')],
+        nextSeq: 2,
+        length: 6,
+      },
+    ])
+    expect(state.isLoading).toBe(true)
+    expect(state.coveredTo).toBe(2)
+    const done = run(
+      [
+        {
+          type: 'page',
+          fromSeq: 2,
+          events: [ev(2, 'step/start'), ev(5, 'assistant/message')],
+          nextSeq: null,
+          length: 6,
+        },
+      ],
+      state,
+    )
+    expect(done.isLoading).toBe(false)
+    expect(seqs(done)).toEqual([0, 1, 2, 5])
+    // Seqs 3 and 4 were chunks the filter left out: coverage runs to the history's length.
+    expect(done.coveredTo).toBe(6)
+    expect(gapStart(done)).toBeUndefined()
+  })
+
+  it('never keeps an assistant/chunk, and asks the server without them', () => {
+    expect(FEED_EVENT_TYPES).not.toContain('assistant/chunk')
+    expect(FEED_EVENT_TYPES).toContain('assistant/message')
+    const state = run([
+      {
+        type: 'page',
+        fromSeq: 0,
+        events: [ev(0, 'session/created'), ev(1, 'assistant/chunk')],
+        nextSeq: null,
+        length: 2,
+      },
+      { type: 'event', event: ev(2, 'assistant/chunk') },
+    ])
+    expect(seqs(state)).toEqual([0])
+  })
+
+  it('keeps notifications that arrive while the history is still paging in', () => {
+    const state = run([
+      { type: 'event', event: ev(7, 'turn/end') },
+      {
+        type: 'page',
+        fromSeq: 0,
+        events: [ev(0, 'session/created'), ev(6, 'step/end')],
+        nextSeq: null,
+        length: 7,
+      },
+    ])
+    expect(seqs(state)).toEqual([0, 6, 7])
+    expect(state.coveredTo).toBe(8)
+  })
+
+  it('records a failure instead of loading forever', () => {
+    const state = run([{ type: 'failed', message: 'NOT_FOUND' }])
+    expect(state.isLoading).toBe(false)
+    expect(state.error).toBe('NOT_FOUND')
+  })
+})
+
+describe('notifications', () => {
+  const loaded = run([
+    { type: 'page', fromSeq: 0, events: [ev(0, 'session/created')], nextSeq: null, length: 1 },
+  ])
+
+  it('appends events that follow on and moves the coverage with them', () => {
+    const state = run(
+      [
+        { type: 'event', event: ev(1, 'turn/start') },
+        { type: 'event', event: ev(2, 'step/start') },
+      ],
+      loaded,
+    )
+    expect(seqs(state)).toEqual([0, 1, 2])
+    expect(state.coveredTo).toBe(3)
+    expect(gapStart(state)).toBeUndefined()
+  })
+
+  it('drops an event it already has (same seq) and returns the same state', () => {
+    const once = run([{ type: 'event', event: ev(1, 'turn/start') }], loaded)
+    expect(reduceFeed(once, { type: 'event', event: ev(1, 'turn/start') })).toBe(once)
+    const page = reduceFeed(once, {
+      type: 'page',
+      fromSeq: 0,
+      events: [ev(0, 'session/created'), ev(1, 'turn/start')],
+      nextSeq: null,
+      length: 2,
+    })
+    expect(seqs(page)).toEqual([0, 1])
+  })
+
+  it('sees a gap past the coverage, and a refetch from there closes it', () => {
+    const gapped = run([{ type: 'event', event: ev(4, 'assistant/message') }], loaded)
+    expect(seqs(gapped)).toEqual([0, 4])
+    expect(gapStart(gapped)).toBe(1)
+    const filled = run(
+      [
+        {
+          type: 'page',
+          fromSeq: 1,
+          events: [ev(1, 'turn/start'), ev(2, 'step/start'), ev(4, 'assistant/message')],
+          nextSeq: null,
+          length: 5,
+        },
+      ],
+      gapped,
+    )
+    expect(seqs(filled)).toEqual([0, 1, 2, 4])
+    expect(filled.coveredTo).toBe(5)
+    expect(gapStart(filled)).toBeUndefined()
+  })
+
+  it('inserts an out-of-order event at its place', () => {
+    const state = run(
+      [
+        { type: 'event', event: ev(3, 'step/end') },
+        { type: 'event', event: ev(2, 'step/start') },
+        { type: 'event', event: ev(1, 'turn/start') },
+      ],
+      loaded,
+    )
+    expect(seqs(state)).toEqual([0, 1, 2, 3])
+    expect(state.coveredTo).toBe(4)
+  })
+
+  it('ignores what belongs to another session', () => {
+    expect(
+      reduceFeed(loaded, { type: 'delta', delta: { ...delta('x'), sessionId: 'other' } }),
+    ).toBe(loaded)
+    expect(
+      reduceFeed(loaded, { type: 'approval', request: { ...approval('c1'), sessionId: 'other' } }),
+    ).toBe(loaded)
+  })
+})
+
+describe('streaming', () => {
+  const loaded = run([
+    { type: 'page', fromSeq: 0, events: [ev(0, 'session/created')], nextSeq: null, length: 1 },
+  ])
+
+  it("collects the current step's deltas and clears them when its message is logged", () => {
+    const streaming = run(
+      [
+        { type: 'delta', delta: delta('Hel') },
+        { type: 'delta', delta: delta('lo') },
+      ],
+      loaded,
+    )
+    expect(streaming.streaming.map((d) => d.text).join('')).toBe('Hello')
+    const logged = run([{ type: 'event', event: ev(3, 'assistant/message', {}, 1, 1) }], streaming)
+    expect(logged.streaming).toEqual([])
+  })
+
+  it("keeps only the newest step's deltas", () => {
+    const state = run(
+      [
+        { type: 'delta', delta: delta('one', 1, 1) },
+        { type: 'delta', delta: delta('two', 1, 2) },
+      ],
+      loaded,
+    )
+    expect(state.streaming.map((d) => d.text)).toEqual(['two'])
+  })
+
+  it('drops a late delta of a step whose message is already logged', () => {
+    const state = run(
+      [
+        { type: 'event', event: ev(1, 'assistant/message', {}, 1, 1) },
+        { type: 'delta', delta: delta('late', 1, 1) },
+      ],
+      loaded,
+    )
+    expect(state.streaming).toEqual([])
+  })
+
+  it('clears the deltas when the turn ends or the session stops running', () => {
+    const streaming = run([{ type: 'delta', delta: delta('cut') }], loaded)
+    expect(
+      run([{ type: 'event', event: ev(1, 'turn/end', {}, 1, 0) }], streaming).streaming,
+    ).toEqual([])
+    expect(run([{ type: 'running', isRunning: false }], streaming).streaming).toEqual([])
+  })
+})
+
+describe('approvals and details', () => {
+  const loaded = run([
+    { type: 'page', fromSeq: 0, events: [ev(0, 'session/created')], nextSeq: null, length: 1 },
+  ])
+
+  it('takes the pending approvals, running state and window from session/get', () => {
+    const state = run(
+      [
+        {
+          type: 'details',
+          details: {
+            session: summary({ isRunning: true }),
+            pendingApprovals: [approval('c1')],
+            contextWindow: 32768,
+          },
+        },
+      ],
+      loaded,
+    )
+    expect(state.session?.id).toBe(SESSION)
+    expect(state.isRunning).toBe(true)
+    expect(state.contextWindow).toBe(32768)
+    expect(state.pendingApprovals.map((a) => a.callId)).toEqual(['c1'])
+  })
+
+  it('adds notified requests once and removes them when approval/decided is logged', () => {
+    const asked = run(
+      [
+        { type: 'approval', request: approval('c1') },
+        { type: 'approval', request: approval('c1') },
+        { type: 'approval', request: approval('c2') },
+      ],
+      loaded,
+    )
+    expect(asked.pendingApprovals.map((a) => a.callId)).toEqual(['c1', 'c2'])
+    const decided = run(
+      [{ type: 'event', event: ev(1, 'approval/decided', { callId: 'c1', decision: 'allow' }) }],
+      asked,
+    )
+    expect(decided.pendingApprovals.map((a) => a.callId)).toEqual(['c2'])
+  })
+
+  it('does not bring back a decided approval from a stale session/get or notification', () => {
+    const decided = run(
+      [{ type: 'event', event: ev(1, 'approval/decided', { callId: 'c1', decision: 'deny' }) }],
+      loaded,
+    )
+    const stale = run(
+      [
+        { type: 'details', details: { session: summary(), pendingApprovals: [approval('c1')] } },
+        { type: 'approval', request: approval('c1') },
+      ],
+      decided,
+    )
+    expect(stale.pendingApprovals).toEqual([])
+  })
+})
+
+describe('mergeEvents', () => {
+  it('returns the same array when nothing is new', () => {
+    const list = [ev(0, 'a'), ev(1, 'b')]
+    expect(mergeEvents(list, [ev(1, 'b')])).toBe(list)
+    expect(mergeEvents(list, [])).toBe(list)
+  })
+
+  it('appends a sorted tail and merges anything else by seq', () => {
+    expect(mergeEvents([ev(0, 'a')], [ev(2, 'c'), ev(3, 'd')]).map((e) => e.seq)).toEqual([0, 2, 3])
+    expect(
+      mergeEvents([ev(0, 'a'), ev(3, 'd')], [ev(2, 'c'), ev(1, 'b')]).map((e) => e.seq),
+    ).toEqual([0, 1, 2, 3])
+  })
+})

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import type { SessionSummary } from '../../preload/contract'
+import {
+  ancestorsOf,
+  buildSessionTree,
+  formatAge,
+  sessionTitle,
+  upsertSessions,
+} from '../../renderer/src/state/session-tree'
+import { titleFrom } from '../../renderer/src/state/shell-actions'
+
+const session = (id: string, over: Partial<SessionSummary> = {}): SessionSummary => ({
+  id,
+  parentId: null,
+  forkSeq: null,
+  title: id,
+  projectDir: '/p',
+  model: null,
+  createdAt: 1,
+  updatedAt: 1,
+  messageCount: 0,
+  eventCount: 0,
+  deletedAt: null,
+  isRunning: false,
+  ...over,
+})
+
+describe('upsertSessions', () => {
+  it('merges by id, newest activity first, and leaves out the trash and other projects', () => {
+    const list = upsertSessions(
+      [],
+      [session('a', { updatedAt: 1 }), session('b', { updatedAt: 2 })],
+      '/p',
+    )
+    expect(list.map((s) => s.id)).toEqual(['b', 'a'])
+    const updated = upsertSessions(
+      list,
+      [
+        session('a', { updatedAt: 3, title: 'renamed' }),
+        session('b', { deletedAt: 5 }),
+        session('c', { projectDir: '/elsewhere' }),
+      ],
+      '/p',
+    )
+    expect(updated.map((s) => [s.id, s.title])).toEqual([['a', 'renamed']])
+  })
+})
+
+describe('buildSessionTree', () => {
+  it('nests forks under their parents, children oldest first, roots by latest activity', () => {
+    const tree = buildSessionTree([
+      session('root', { updatedAt: 1 }),
+      session('fork2', { parentId: 'root', forkSeq: 9, createdAt: 5, updatedAt: 50 }),
+      session('fork1', { parentId: 'root', forkSeq: 4, createdAt: 3 }),
+      session('grandchild', { parentId: 'fork1', forkSeq: 6 }),
+      session('other', { updatedAt: 10 }),
+    ])
+    expect(tree.map((n) => n.session.id)).toEqual(['root', 'other'])
+    const root = tree[0]
+    expect(root?.children.map((n) => n.session.id)).toEqual(['fork1', 'fork2'])
+    expect(root?.children[0]?.children.map((n) => n.session.id)).toEqual(['grandchild'])
+  })
+
+  it('shows a fork whose parent is not listed as a root', () => {
+    const tree = buildSessionTree([session('orphan', { parentId: 'gone', forkSeq: 2 })])
+    expect(tree.map((n) => n.session.id)).toEqual(['orphan'])
+  })
+
+  it('neither hangs on nor hides a cycle', () => {
+    const tree = buildSessionTree([
+      session('a', { parentId: 'b' }),
+      session('b', { parentId: 'a' }),
+    ])
+    expect(tree.flatMap((n) => [n.session.id, ...n.children.map((c) => c.session.id)])).toEqual([
+      'a',
+      'b',
+    ])
+    expect(
+      ancestorsOf([session('a', { parentId: 'b' }), session('b', { parentId: 'a' })], 'a'),
+    ).toEqual(['b', 'a'])
+  })
+})
+
+describe('words', () => {
+  it('names untitled sessions and says ages in words', () => {
+    expect(sessionTitle({ title: null, createdAt: 0 })).toBe('Untitled session')
+    expect(sessionTitle({ title: '  ', createdAt: 0 })).toBe('Untitled session')
+    expect(formatAge(0, 30_000)).toBe('just now')
+    expect(formatAge(0, 5 * 60_000)).toBe('5 min ago')
+    expect(formatAge(0, 3 * 3_600_000)).toBe('3 h ago')
+    expect(formatAge(0, 2 * 86_400_000)).toBe('2 d ago')
+  })
+
+  it('titles a session from the first line of its first message', () => {
+    expect(titleFrom('  Fix the build\nand more')).toBe('Fix the build')
+    const long = titleFrom('word '.repeat(30))
+    expect(long.length).toBeLessThanOrEqual(61)
+    expect(long.endsWith('…')).toBe(true)
+  })
+})

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import {
+  APPROVAL_MODES,
+  contextWindowText,
+  keyStateText,
+  modelsSummary,
+  serverKindName,
+  toolSupportText,
+} from '../../renderer/src/features/settings/words'
+
+describe('settings words', () => {
+  it('tells where a key comes from, never what it is', () => {
+    expect(keyStateText({ key: 'none' })).toBe('no key')
+    expect(keyStateText({ key: 'stored' })).toBe('key stored')
+    expect(keyStateText({ key: 'env', apiKeyEnv: 'OPENAI_API_KEY' })).toBe(
+      'key from $OPENAI_API_KEY',
+    )
+    expect(keyStateText({ key: 'env-missing', apiKeyEnv: 'X_KEY' })).toBe('$X_KEY is not set')
+  })
+
+  it('says unknown when the server does not', () => {
+    expect(contextWindowText({ id: 'a' })).toBe('unknown')
+    expect(contextWindowText({ id: 'a', contextWindow: 32768 })).toBe('32,768 tokens')
+    expect(toolSupportText({ id: 'a' })).toBe('unknown')
+    expect(toolSupportText({ id: 'a', supportsTools: true })).toBe('yes')
+    expect(toolSupportText({ id: 'a', supportsTools: false })).toBe('no')
+  })
+
+  it('names server kinds and summarises their models', () => {
+    expect(serverKindName('lm-studio')).toBe('LM Studio')
+    expect(serverKindName('something')).toBe('something')
+    expect(modelsSummary([])).toBe('no models listed yet')
+    expect(modelsSummary([{ id: 'a' }])).toBe('1 model: a')
+    expect(modelsSummary([{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }], 2)).toBe(
+      '4 models: a, b and 2 more',
+    )
+  })
+
+  it('explains each approval mode in one line', () => {
+    expect(APPROVAL_MODES.map((m) => m.mode)).toEqual(['ask', 'auto-edit', 'full-auto'])
+    for (const mode of APPROVAL_MODES) expect(mode.help).not.toContain('\n')
+  })
+})
