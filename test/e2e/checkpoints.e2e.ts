@@ -8,6 +8,7 @@ import { expect, test } from '@playwright/test'
 import type { Page } from '@playwright/test'
 import { chatRequests } from '../fixtures/model-server/server'
 import { startApp } from './app-fixture'
+import { valueFromPage } from './page-bridge'
 import type { AppUnderTest } from './app-fixture'
 
 let app: AppUnderTest
@@ -32,32 +33,8 @@ interface Listed {
 }
 
 /** Calls the bridge from the page (the page holds the serve cookie). */
-async function bridgeCall(page: Page, method: string, params: unknown): Promise<unknown> {
-  return page.evaluate(
-    async ({ origin, method, params }) => {
-      const w = globalThis as unknown as {
-        WebSocket: new (url: string) => {
-          onopen: (() => void) | null
-          onmessage: ((event: { data: unknown }) => void) | null
-          send(text: string): void
-          close(): void
-        }
-      }
-      const socket = new w.WebSocket(`${origin.replace('http', 'ws')}/bridge`)
-      await new Promise<void>((resolve) => (socket.onopen = () => resolve()))
-      const reply = new Promise<string>((resolve) => {
-        socket.onmessage = (event) => {
-          const text = String(event.data)
-          if (text.includes('"kind":"result"')) resolve(text)
-        }
-      })
-      socket.send(JSON.stringify({ id: 1, method, params }))
-      const text = await reply
-      socket.close()
-      return (JSON.parse(text) as { result: { value?: unknown } }).result.value
-    },
-    { origin: app.serve.origin, method, params },
-  )
+function bridgeCall(page: Page, method: string, params: unknown): Promise<unknown> {
+  return valueFromPage(page, app.serve.origin, method, params)
 }
 
 /** Sends a prompt and waits (asking the bridge) until its answer is in and the turn is over. */

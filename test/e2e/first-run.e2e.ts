@@ -100,7 +100,9 @@ async function serverOnProbedPort(options: ModelServerOptions): Promise<ModelSer
 
 test('a local server on a probed port is found and added with one click', async ({ page }) => {
   model = await serverOnProbedPort({ models: [{ id: 'found-model', max_model_len: 8192 }] })
-  test.skip(model === undefined, 'ports 8000, 8080, 1234 and 11434 are all in use here')
+  const busy = 'skipped: ports 8000, 8080, 1234 and 11434 are all in use on this machine'
+  if (model === undefined) console.log(busy)
+  test.skip(model === undefined, busy)
   if (model === undefined) return
   serve = await startServeProcess()
   await page.goto(serve.url)

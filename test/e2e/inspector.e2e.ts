@@ -7,6 +7,7 @@
 import { expect, test } from '@playwright/test'
 import type { Locator, Page } from '@playwright/test'
 import { startApp } from './app-fixture'
+import { valueFromPage } from './page-bridge'
 import type { AppUnderTest } from './app-fixture'
 
 let app: AppUnderTest
@@ -38,33 +39,9 @@ test.afterEach(async () => {
   await app.stop()
 })
 
-/** Calls the bridge from the page (the page holds the serve cookie), for facts to compare with. */
-async function bridgeCall(page: Page, method: string, params: unknown): Promise<unknown> {
-  return page.evaluate(
-    async ({ origin, method, params }) => {
-      const w = globalThis as unknown as {
-        WebSocket: new (url: string) => {
-          onopen: (() => void) | null
-          onmessage: ((event: { data: unknown }) => void) | null
-          send(text: string): void
-          close(): void
-        }
-      }
-      const socket = new w.WebSocket(`${origin.replace('http', 'ws')}/bridge`)
-      await new Promise<void>((resolve) => (socket.onopen = () => resolve()))
-      const reply = new Promise<string>((resolve) => {
-        socket.onmessage = (event) => {
-          const text = String(event.data)
-          if (text.includes('"kind":"result"')) resolve(text)
-        }
-      })
-      socket.send(JSON.stringify({ id: 1, method, params }))
-      const text = await reply
-      socket.close()
-      return (JSON.parse(text) as { result: { value?: unknown } }).result.value
-    },
-    { origin: app.serve.origin, method, params },
-  )
+/** Calls the bridge from the page (the page holds the serve cookie). */
+function bridgeCall(page: Page, method: string, params: unknown): Promise<unknown> {
+  return valueFromPage(page, app.serve.origin, method, params)
 }
 
 interface Listed {

@@ -208,7 +208,7 @@ test('remembered rules are listed and can be deleted', async ({ page }) => {
     const config = {
       ...read.value.config,
       approvalRules: [
-        { tool: 'bash', prefix: 'npm test', effect: 'allow', project: '/work/demo' },
+        { tool: 'bash', prefix: 'npm test', effect: 'allow', project: '/path/to/demo' },
         { tool: 'bash', prefix: 'rm -rf', effect: 'deny' },
       ],
     }
