@@ -6,6 +6,16 @@ import type { EventQuery, EventRow, Segment, SessionRow } from './types.js'
 /** Stands in for Infinity in bound parameters: seqs are safe integers. */
 const NO_BOUND = Number.MAX_SAFE_INTEGER
 const MAX_CACHED_STATEMENTS = 256
+/**
+ * Up to this many types, a type filter seeks them in the type index; past it the filter is
+ * taken to keep most rows (the chat's "everything but chunks"), so the seq range is scanned in
+ * order and a page stops after `limit` rows. Seeking thirty types in the index instead means
+ * gathering and sorting every match to the end of the history for each page: a 200k-event
+ * session took minutes to page through that way.
+ */
+const TYPE_INDEX_MAX_TYPES = 6
+const usesTypeIndex = (types: readonly string[] | undefined): types is readonly string[] =>
+  types !== undefined && types.length <= TYPE_INDEX_MAX_TYPES
 
 /**
  * The segments of a session's history, oldest first, from its fork chain (the session itself
@@ -74,7 +84,8 @@ export class EventReader {
       const params: (string | number)[] = [segment.sessionId, from, bound(to)]
       let sql = 'SELECT count(*) FROM events WHERE session_id = ? AND seq >= ? AND seq < ?'
       if (query.types !== undefined) {
-        sql = `SELECT count(*) FROM events INDEXED BY events_by_type WHERE session_id = ? AND seq >= ? AND seq < ? AND type IN (${query.types.map(() => '?').join(', ')})`
+        const source = usesTypeIndex(query.types) ? 'events INDEXED BY events_by_type' : 'events'
+        sql = `SELECT count(*) FROM ${source} WHERE session_id = ? AND seq >= ? AND seq < ? AND type IN (${query.types.map(() => '?').join(', ')})`
         params.push(...query.types)
       }
       const counter = this.statement(sql).pluck()
@@ -96,10 +107,10 @@ export class EventReader {
     limit: number | undefined,
   ): EventRecord[] {
     const params: (string | number)[] = [sessionId, from, bound(to)]
-    // Type filters usually pick sparse types (messages, checkpoints) out of a long log: seek them
-    // in the type index rather than scanning the seq range, which the planner would pick
-    // without statistics.
-    const source = query.types === undefined ? 'events' : 'events INDEXED BY events_by_type'
+    // A few types are usually sparse ones (messages, checkpoints) in a long log: seek them in the
+    // type index rather than scanning the seq range, which the planner would pick without
+    // statistics. Many types keep most rows: scan (see TYPE_INDEX_MAX_TYPES).
+    const source = usesTypeIndex(query.types) ? 'events INDEXED BY events_by_type' : 'events'
     let sql = `SELECT ${EVENT_COLUMNS} FROM ${source} WHERE session_id = ? AND seq >= ? AND seq < ?`
     if (query.types !== undefined) {
       sql += ` AND type IN (${query.types.map(() => '?').join(', ')})`

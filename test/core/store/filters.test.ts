@@ -62,3 +62,66 @@ describe('countEvents', () => {
     expect(() => store.countEvents('missing')).toThrow(/no session/)
   })
 })
+
+describe('readEvents with a long type list', () => {
+  /** 60 events cycling through ten types, in a parent and a fork of it. */
+  function mixed(): SqliteStore {
+    const store = freshStore()
+    const types = Array.from({ length: 10 }, (_, i) => `kind/${i}`)
+    const rows = (id: string, from: number, count: number) =>
+      Array.from({ length: count }, (_, i) =>
+        row(id, from + i, { type: types[(from + i) % types.length] ?? 'kind/0' }),
+      )
+    store.write(() => {
+      store.createSession({
+        id: 'root',
+        parentId: null,
+        forkSeq: null,
+        projectDir: '/project',
+        title: null,
+        createdAt: 1_000,
+      })
+      store.appendEvents('root', rows('root', 0, 40), { messages: 0, at: 2_000 })
+    })
+    store.write(() => {
+      store.createSession({
+        id: 'fork',
+        parentId: 'root',
+        forkSeq: 30,
+        projectDir: '/project',
+        title: null,
+        createdAt: 3_000,
+      })
+      store.appendEvents('fork', rows('fork', 30, 30), { messages: 0, at: 4_000 })
+    })
+    return store
+  }
+
+  it('pages "all but a few types" in seq order across the fork, like a short list does', () => {
+    const store = mixed()
+    // Eight of ten types takes the seq scan; two takes the type index. Both must agree.
+    const many = Array.from({ length: 8 }, (_, i) => `kind/${i}`)
+    const expected = store
+      .readEvents('fork')
+      .filter((event) => many.includes(event.type))
+      .map((event) => event.seq)
+    const paged: number[] = []
+    for (let from = 0; ;) {
+      const page = store.readEvents('fork', { fromSeq: from, types: many, limit: 7 })
+      paged.push(...page.map((event) => event.seq))
+      if (page.length < 7) break
+      from = (page.at(-1)?.seq ?? 0) + 1
+    }
+    expect(paged).toEqual(expected)
+    expect(expected).toHaveLength(48)
+    expect(store.countEvents('fork', { types: many })).toBe(48)
+    const few = ['kind/8', 'kind/9']
+    expect(store.readEvents('fork', { types: few }).map((event) => event.seq)).toEqual(
+      store
+        .readEvents('fork')
+        .filter((event) => few.includes(event.type))
+        .map((event) => event.seq),
+    )
+    expect(store.countEvents('fork', { types: few, fromSeq: 20 })).toBe(8)
+  })
+})
