@@ -63,6 +63,32 @@ describe('EventRows, unfiltered', () => {
     expect(rows.rowAt(9000)?.seq).toBe(9000)
   })
 
+  it('keeps count of the loaded rows through pages, live events and evictions', async () => {
+    const log = fakeLog(5000)
+    const rows = new EventRows(log.load, {}, 1000, 2)
+    expect(rows.loadedCount).toBe(0)
+    rows.ensure(0, 10)
+    await settle()
+    expect(rows.loadedCount).toBe(1000)
+    rows.ensure(4500, 4510)
+    await settle()
+    expect(rows.loadedCount).toBe(2000)
+    // A third window evicts the least recently used one (the first).
+    rows.ensure(2500, 2510)
+    await settle()
+    expect(rows.loadedCount).toBe(2000)
+    expect(rows.loaded()).toHaveLength(2000)
+    // A live event lands in a loaded window's hole only once.
+    const added = { ...log.events[0], seq: 5000 } as EventDto
+    log.events.push(added)
+    rows.append([added])
+    rows.append([added])
+    expect(rows.loadedCount).toBe(2000)
+    rows.ensure(4990, 5000)
+    await settle()
+    expect(rows.loadedCount).toBe(rows.loaded().length)
+  })
+
   it('grows with live events and refetches the holes between them', async () => {
     const log = fakeLog(10)
     const rows = new EventRows(log.load, {}, 1000)

@@ -35,9 +35,13 @@ export interface Page {
 /** Loads one page; rejects (or resolves an error string) when the bridge fails. */
 export type LoadPage = (request: PageRequest) => Promise<Page>
 
-export const DEFAULT_PAGE_SIZE = 1000
+/**
+ * Small windows: a fast drag of the scroll bar shows ~50 rows 300 rows apart each frame, and a
+ * small window fetches (and validates) what is shown, not the thousand rows around it.
+ */
+export const DEFAULT_PAGE_SIZE = 200
 /** Windows kept in unfiltered mode: about 64k events, the rest dropped oldest-used first. */
-export const DEFAULT_MAX_PAGES = 64
+export const DEFAULT_MAX_PAGES = 320
 
 export const isFiltered = (filter: EventFilter): boolean =>
   (filter.types !== undefined && filter.types.length > 0) ||
@@ -137,6 +141,7 @@ export class EventRows {
         const page = this.windows.get(Math.floor(event.seq / this.pageSize))
         if (page !== undefined && page[event.seq % this.pageSize] === undefined) {
           page[event.seq % this.pageSize] = event
+          this.windowRows++
           changed = true
         }
       }
@@ -162,17 +167,11 @@ export class EventRows {
 
   /** How many rows are loaded now (what the text filter searches). */
   get loadedCount(): number {
-    if (this.filtered) return this.list.length
-    // Counted once per change, not per render: 64 windows are 64k slots to walk.
-    if (this.counted.version !== this.version) {
-      let total = 0
-      for (const rows of this.windows.values()) for (const event of rows) if (event) total++
-      this.counted = { version: this.version, value: total }
-    }
-    return this.counted.value
+    return this.filtered ? this.list.length : this.windowRows
   }
 
-  private counted = { version: -1, value: 0 }
+  /** Rows held in `windows`, kept as they are filled and evicted rather than counted. */
+  private windowRows = 0
 
   /** Every row loaded now, in seq order (for the client-side text filter). */
   loaded(): EventDto[] {
@@ -216,7 +215,10 @@ export class EventRows {
     this.load({ ...this.query(), fromSeq, toSeq: fromSeq + this.pageSize, limit: this.pageSize })
       .then((result) => {
         const rows = this.windows.get(page) ?? []
-        for (const event of result.events) rows[event.seq - fromSeq] = event
+        for (const event of result.events) {
+          if (rows[event.seq - fromSeq] === undefined) this.windowRows++
+          rows[event.seq - fromSeq] = event
+        }
         this.windows.set(page, rows)
         this.total = Math.max(this.total, result.length)
         this.evict()
@@ -262,6 +264,7 @@ export class EventRows {
     while (this.windows.size > this.maxPages) {
       const oldest = this.windows.keys().next()
       if (oldest.done === true) return
+      for (const event of this.windows.get(oldest.value) ?? []) if (event) this.windowRows--
       this.windows.delete(oldest.value)
     }
   }

@@ -101,7 +101,7 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
     count: rows.count,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 20,
+    overscan: 6,
   })
   const items = virtualizer.getVirtualItems()
   const first = items[0]?.index ?? 0
@@ -141,9 +141,11 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
         <div className="tl-rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const event = rows.rowAt(item.index)
+            // Keyed by slot, not by index: a row scrolled out is reused for the one scrolled in,
+            // so a fast scroll updates a few text nodes instead of rebuilding every row.
             return (
               <EventRow
-                key={item.key}
+                key={item.index % items.length}
                 event={event}
                 index={item.index}
                 top={item.start}
