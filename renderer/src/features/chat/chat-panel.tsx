@@ -49,11 +49,17 @@ export function ChatPanel({
 
   const scroller = useRef<HTMLDivElement>(null)
   const [isStuck, setStuck] = useState(true)
+  // The virtualizer asks every row's key and size each time a row is measured: answer from
+  // arrays built once per change of rows, not by recomputing them 10k times a frame.
+  const { keys, estimates } = useMemo(
+    () => ({ keys: items.map((item) => item.key), estimates: items.map(estimateHeight) }),
+    [items],
+  )
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
-    estimateSize: (index) => estimateHeight(items[index]),
-    getItemKey: (index) => items[index]?.key ?? index,
+    estimateSize: (index) => estimates[index] ?? 80,
+    getItemKey: (index) => keys[index] ?? index,
     overscan: 6,
   })
   const totalSize = virtualizer.getTotalSize()

@@ -1,9 +1,9 @@
-import { memo, useRef, useState } from 'react'
-import type { ComponentProps } from 'react'
+import { memo, useMemo, useRef, useState } from 'react'
+import type { ComponentProps, ReactElement } from 'react'
 import Markdown from 'react-markdown'
 import type { Components } from 'react-markdown'
-import rehypeHighlight from 'rehype-highlight'
 import remarkGfm from 'remark-gfm'
+import { rehypeSharedHighlight } from './highlight'
 
 /**
  * Model text as markdown: GFM (tables, task lists, strikethrough) and highlighted code blocks
@@ -13,18 +13,44 @@ import remarkGfm from 'remark-gfm'
  * code fence) simply renders as what it is so far.
  */
 export const MarkdownText = memo(function MarkdownText({ text }: { readonly text: string }) {
-  return (
-    <div className="md">
-      <Markdown remarkPlugins={REMARK} rehypePlugins={REHYPE} components={COMPONENTS} skipHtml>
-        {text}
-      </Markdown>
-    </div>
-  )
+  const element = useMemo(() => renderMarkdown(text), [text])
+  return <div className="md">{element}</div>
 })
 
 const REMARK = [remarkGfm]
-/** Only fences that name their language are highlighted: guessing runs every grammar per delta. */
-const REHYPE = [rehypeHighlight]
+const REHYPE = [rehypeSharedHighlight]
+
+/**
+ * Rendered messages by text. Scrolling a long chat mounts and unmounts rows all the time, and
+ * parsing markdown is most of a row's cost; the element tree of a text never changes, so a row
+ * scrolled back into view reuses it. Least recently used first out; streaming text passes
+ * through it too and simply ages out.
+ */
+const rendered = new Map<string, ReactElement>()
+const RENDERED_MAX = 1500
+
+/** `Markdown` is a synchronous component without hooks, so it can be called to build a tree. */
+function renderMarkdown(text: string): ReactElement {
+  const cached = rendered.get(text)
+  if (cached !== undefined) {
+    rendered.delete(text)
+    rendered.set(text, cached)
+    return cached
+  }
+  const element = Markdown({
+    children: text,
+    remarkPlugins: REMARK,
+    rehypePlugins: REHYPE,
+    components: COMPONENTS,
+    skipHtml: true,
+  })
+  rendered.set(text, element)
+  if (rendered.size > RENDERED_MAX) {
+    const oldest = rendered.keys().next()
+    if (oldest.done !== true) rendered.delete(oldest.value)
+  }
+  return element
+}
 
 function CodeBlock({ children, node: _node, ...rest }: ComponentProps<'pre'> & { node?: unknown }) {
   const pre = useRef<HTMLPreElement>(null)

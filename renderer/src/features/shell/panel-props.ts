@@ -1,12 +1,16 @@
-import { useMemo } from 'react'
+import { useDeferredValue, useMemo } from 'react'
 import { toSessionFeed } from '../../state/feed-view'
 import { useShell, useShellContext } from '../../state/shell-context'
 import type { SessionPanelProps } from '../feed'
 
-/** The props every session panel gets, or undefined while no session (or its summary) is open. */
+/**
+ * The props every session panel gets, or undefined while no session (or its summary) is open.
+ * The feed is deferred: the pages of a long history landing one after another re-render the
+ * panels at low priority, so a click (a tab, a row) is answered between them, not after them.
+ */
 export function useSessionPanelProps(): SessionPanelProps | undefined {
   const { api } = useShellContext()
-  const feedState = useShell((s) => s.feed)
+  const feedState = useDeferredValue(useShell((s) => s.feed))
   const selectedSeq = useShell((s) => s.selectedSeq)
   const selectSeq = useShell((s) => s.selectSeq)
   const openSession = useShell((s) => s.openSession)
