@@ -6,7 +6,9 @@ import { useSessionPanelProps } from './panel-props'
 
 /**
  * The centre: where a fork branched, the conversation, and the composer below it. With no
- * endpoint configured it shows the first-run guide instead, keeping the sidebar and settings.
+ * endpoint configured it shows the first-run guide instead, keeping the sidebar and settings;
+ * a session opened then is still readable (its history needs no model), with a way back to the
+ * guide where the composer would be.
  */
 export function ChatArea() {
   const { api } = useShellContext()
@@ -17,8 +19,9 @@ export function ChatArea() {
   const projectDir = useShell((s) => s.projectDir)
   const send = useShell((s) => s.send)
   const stop = useShell((s) => s.stop)
+  const closeSession = useShell((s) => s.closeSession)
   const isRunning = feed?.isRunning ?? false
-  if (hasEndpoints === false) {
+  if (hasEndpoints === false && feed === undefined) {
     return (
       <main className="chat-area" aria-label="Chat">
         <div className="chat-body first-run-slot">
@@ -46,12 +49,21 @@ export function ChatArea() {
         )}
       </div>
       <div className="composer-slot">
-        <Composer
-          isRunning={isRunning}
-          disabled={projectDir === undefined}
-          onSend={(text) => void send(text)}
-          onStop={() => void stop()}
-        />
+        {hasEndpoints === false ? (
+          <p className="composer-notice" role="status">
+            No model is connected, so this session can be read but not continued.{' '}
+            <button type="button" onClick={closeSession}>
+              Connect a model
+            </button>
+          </p>
+        ) : (
+          <Composer
+            isRunning={isRunning}
+            disabled={projectDir === undefined}
+            onSend={(text) => void send(text)}
+            onStop={() => void stop()}
+          />
+        )}
       </div>
     </main>
   )
