@@ -33,3 +33,22 @@ export async function time(body: () => unknown): Promise<number> {
   await body()
   return performance.now() - started
 }
+
+/** p50 and p95 of frame times, the p95 held to the 60 Hz budget. */
+export function frameFigures(name: string, times: readonly number[]): Figure[] {
+  const p95 = percentile(times, 95)
+  return [
+    figure(`${name}: frame p50`, percentile(times, 50), 'ms'),
+    figure(`${name}: frame p95`, p95, 'ms', { text: '< 16 ms', isMet: p95 < 16 }),
+  ]
+}
+
+/** The figures as an aligned table on stdout. */
+export function printFigures(figures: readonly Figure[]): void {
+  const width = Math.max(...figures.map((f) => f.name.length))
+  for (const f of figures) {
+    const value = `${f.value.toLocaleString('en', { maximumFractionDigits: 3 })} ${f.unit}`
+    const verdict = f.target === null ? '' : `${f.ok ? 'ok  ' : 'MISS'} target ${f.target}`
+    console.log(`${f.name.padEnd(width)}  ${value.padStart(18)}  ${verdict}`)
+  }
+}

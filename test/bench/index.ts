@@ -5,7 +5,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { benchBridge } from './bridge-bench.js'
+import { browserBenchUnavailable } from './browser.js'
+import { benchChat } from './chat-bench.js'
+import { printFigures } from './figures.js'
 import type { Figure } from './figures.js'
+import { benchInspector } from './inspector-bench.js'
 import { benchLog } from './log-bench.js'
 import { benchLoop } from './loop-bench.js'
 import { benchTokens } from './tokens-bench.js'
@@ -17,16 +21,16 @@ const figures: Figure[] = [
   ...(await benchBridge()),
   ...(await benchTokens()),
 ]
+// The renderer in Chromium: a 10k-message chat and a 200k-event inspector (`npm run bench`
+// builds the renderer first).
+const unavailable = browserBenchUnavailable()
+if (unavailable === undefined) figures.push(...(await benchChat()), ...(await benchInspector()))
+else console.log(`skipping the browser benchmarks: ${unavailable}`)
 
 console.log(
   `\nBridle bench on node ${process.versions.node}, ${process.platform}/${process.arch}\n`,
 )
-const width = Math.max(...figures.map((f) => f.name.length))
-for (const f of figures) {
-  const value = `${f.value.toLocaleString('en', { maximumFractionDigits: 3 })} ${f.unit}`
-  const verdict = f.target === null ? '' : `${f.ok ? 'ok  ' : 'MISS'} target ${f.target}`
-  console.log(`${f.name.padEnd(width)}  ${value.padStart(18)}  ${verdict}`)
-}
+printFigures(figures)
 mkdirSync('test-results', { recursive: true })
 writeFileSync('test-results/bench.json', `${JSON.stringify(figures, null, 2)}\n`)
 console.log(

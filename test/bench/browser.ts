@@ -1,0 +1,100 @@
+/**
+ * What the browser benchmarks share: `bridle serve` on a prepared data folder, Debian's Chromium
+ * without a frame-rate cap (so a frame's time is its work, not the display's 16.7 ms tick), and a
+ * probe that moves a scroller once per animation frame and returns the frame times.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { CHROMIUM_PATH } from '../../playwright.config.js'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+/** Why the browser benchmarks cannot run here, or undefined when they can. */
+export function browserBenchUnavailable(): string | undefined {
+  if (!existsSync(CHROMIUM_PATH))
+    return `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`
+  if (!existsSync(join(ROOT, 'out', 'renderer', 'index.html')))
+    return 'no renderer build in out/ (npm run build)'
+  return undefined
+}
+
+export interface Serve {
+  readonly url: string
+  stop(): void
+}
+
+/** Starts `bridle serve` on `home` with `project` open; resolves once it prints its address. */
+export async function startServe(home: string, project: string): Promise<Serve> {
+  const args = ['node_modules/tsx/dist/cli.mjs', 'main/cli/index.ts', 'serve', '--port', '0']
+  const child = spawn(process.execPath, [...args, '--home', home, '--project', project], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /serving at (http:\/\/\S+)/.exec(output)
+      if (match?.[1]) resolve(match[1])
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)))
+  })
+  return { url, stop: () => child.kill('SIGTERM') }
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-frame-rate-limit',
+      '--disable-gpu-vsync',
+    ],
+  })
+}
+
+/** How the probe moves the scroller each frame. */
+export type ScrollMode =
+  /** From the top to the end in `frames` even steps (a drag of the scroll bar). */
+  | { readonly kind: 'sweep'; readonly frames: number }
+  /** `pixels` down per frame from the top (a wheel or trackpad flick, held). */
+  | { readonly kind: 'wheel'; readonly frames: number; readonly pixels: number }
+  /** To a random place each frame. */
+  | { readonly kind: 'jump'; readonly frames: number }
+
+/**
+ * Frame times (ms) while the element matching `selector` scrolls as `mode` says, one move per
+ * animation frame. The first frame's time is left out: it includes the probe's own start.
+ */
+export async function scrollFrameTimes(
+  page: Page,
+  selector: string,
+  mode: ScrollMode,
+): Promise<number[]> {
+  const probe = `(async ({ selector, mode }) => {
+    const el = document.querySelector(selector)
+    const times = []
+    let last = performance.now()
+    for (let i = 0; i <= mode.frames; i++) {
+      const max = el.scrollHeight - el.clientHeight
+      el.scrollTop =
+        mode.kind === 'sweep' ? (max * i) / mode.frames
+        : mode.kind === 'wheel' ? Math.min(max, i * mode.pixels)
+        : Math.random() * max
+      await new Promise((resolve) => requestAnimationFrame(resolve))
+      const now = performance.now()
+      if (i > 0) times.push(now - last)
+      last = now
+    }
+    return times
+  })(${JSON.stringify({ selector, mode })})`
+  return page.evaluate<number[]>(probe)
+}

@@ -1,0 +1,137 @@
+/**
+ * The chat on a 10k-message session (issue 8's target: scrolling end to end with frame p95 under
+ * 16 ms). Part of `npm run bench`; on its own after a build:
+ *
+ *   npm run build && npx tsx test/bench/chat-bench.ts [messages]
+ *
+ * It writes a session of `messages` user and assistant messages (markdown with lists, code and
+ * tables; every fifth turn reads a file through a tool) into a temp data folder, opens it through
+ * `bridle serve` in Debian's Chromium, waits for the history to load, then scrolls the chat from
+ * the top to the end: as a scroll-bar drag, and as a held wheel over its first screens.
+ */
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Session } from '../../main/core/log/index.js'
+import { databasePath, openStore } from '../../main/core/store/index.js'
+import { launchBrowser, scrollFrameTimes, startServe } from './browser.js'
+import type { ScrollMode } from './browser.js'
+import { figure, frameFigures, printFigures } from './figures.js'
+import type { Figure } from './figures.js'
+
+const TITLE = 'Chat bench'
+
+/** An answer of a few paragraphs whose shape varies with `n`, as real answers do. */
+function answer(n: number): string {
+  const parts = [
+    `Turn ${n}: the change touches **src/file${n}.ts** and its test. In short:`,
+    `- the parser keeps \`offset\` per token\n- errors carry the line (${n % 97})\n- nothing else moves`,
+  ]
+  if (n % 4 === 0) {
+    parts.push(
+      '```ts\n' +
+        `export function area${n}(width: number, height: number): number {\n` +
+        '  if (width < 0 || height < 0) throw new RangeError("negative side")\n' +
+        '  return width * height\n}\n```',
+    )
+  }
+  if (n % 10 === 0) {
+    parts.push(
+      '| file | lines | status |\n| --- | ---: | --- |\n| a.ts | 120 | ok |\n| b.ts | 48 | changed |',
+    )
+  }
+  parts.push('Run `npm test` to check it.')
+  return parts.join('\n\n')
+}
+
+function writeSession(home: string, project: string, messages: number): void {
+  const store = openStore(databasePath(home))
+  const session = Session.create(store, { projectDir: project })
+  session.append('session/title', { title: TITLE })
+  let request: { provider: string; model: string; params: object; headerSeq: number } | undefined
+  let written = 0
+  for (let n = 1; written < messages; n++) {
+    session.append('turn/start', {})
+    session.append('step/start', {})
+    request ??= {
+      provider: 'bench',
+      model: 'm',
+      params: {},
+      headerSeq: session.append('request/header', {
+        sections: [{ name: 'identity', text: 'You are Bridle.' }],
+        tools: [],
+        reason: 'initial',
+      }).seq,
+    }
+    session.append('user/message', { content: `Question ${n}: what does src/file${n}.ts do?` })
+    written++
+    if (n % 5 === 0) {
+      const callId = `c${n}`
+      session.append('request/start', request)
+      session.append('assistant/message', {
+        blocks: [
+          { type: 'text', text: 'Let me read it.' },
+          { type: 'tool-call', callId, name: 'read', args: `{"path":"src/file${n}.ts"}` },
+        ],
+        finish: 'tool-calls',
+      })
+      written++
+      session.append('tool/call', { callId, name: 'read', args: { path: `src/file${n}.ts` } })
+      session.append('tool/result', { callId, ok: true, output: 'export const x = 1\n'.repeat(12) })
+      session.append('step/end', { reason: 'tool-calls' })
+      session.append('step/start', {})
+    }
+    session.append('request/start', request)
+    session.append('assistant/message', {
+      blocks: [{ type: 'text', text: answer(n) }],
+      finish: 'stop',
+    })
+    written++
+    session.append('step/end', { reason: 'completed' })
+    session.append('turn/end', { reason: 'completed' })
+    if (n % 50 === 0) session.flushSync()
+  }
+  session.flushSync()
+  store.close()
+}
+
+export async function benchChat(messages = 10_000): Promise<Figure[]> {
+  const home = mkdtempSync(join(tmpdir(), 'bridle-bench-chat-'))
+  // The real path: serve opens the project by it, and the sidebar lists its sessions by it.
+  const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-bench-project-')))
+  const figures: Figure[] = []
+  writeSession(home, project, messages)
+  const serve = await startServe(home, project)
+  const browser = await launchBrowser()
+  try {
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } })
+    await page.goto(serve.url)
+    const openAt = Date.now()
+    await page
+      .getByRole('button', { name: new RegExp(`^(${TITLE}|Untitled session)`) })
+      .first()
+      .click({ timeout: 20_000 })
+    await page.locator('[role="log"][aria-busy="false"]').waitFor({ timeout: 300_000 })
+    await page.locator('.chat-row').first().waitFor()
+    figures.push(figure(`chat: open a ${messages}-message session`, Date.now() - openAt, 'ms'))
+    const modes: [string, ScrollMode][] = [
+      ['drag end to end', { kind: 'sweep', frames: 600 }],
+      ['wheel, 120 px a frame', { kind: 'wheel', frames: 600, pixels: 120 }],
+    ]
+    for (const [label, mode] of modes) {
+      const times = await scrollFrameTimes(page, '.chat-scroll', mode)
+      figures.push(...frameFigures(`chat: scroll (${label})`, times))
+    }
+    await page.screenshot({ path: 'test-results/bench-chat.png' })
+  } finally {
+    await browser.close()
+    serve.stop()
+    rmSync(home, { recursive: true, force: true })
+    rmSync(project, { recursive: true, force: true })
+  }
+  return figures
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
+  printFigures(await benchChat(Number(process.argv[2] ?? 10_000)))
+}
