@@ -36,11 +36,22 @@ export const ApprovalRuleConfig = z
   .strict()
 export type ApprovalRuleConfig = z.infer<typeof ApprovalRuleConfig>
 
+/** A project folder's own defaults for new sessions; what is absent falls back to the global. */
+export const ProjectDefaults = z
+  .object({
+    endpoint: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+  })
+  .strict()
+export type ProjectDefaults = z.infer<typeof ProjectDefaults>
+
 export const Config = z
   .object({
     endpoints: z.record(z.string().min(1), Endpoint).default({}),
     defaultEndpoint: z.string().min(1).optional(),
     defaultModel: z.string().min(1).optional(),
+    /** By project folder (its real path): the endpoint and model its new sessions get. */
+    projects: z.record(z.string().min(1), ProjectDefaults).default({}),
     approval: z.enum(['ask', 'auto-edit', 'full-auto']).default('ask'),
     approvalRules: z.array(ApprovalRuleConfig).default([]),
     compaction: z

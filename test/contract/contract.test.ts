@@ -55,6 +55,7 @@ const settingsView = {
     approvalRules: [],
     compaction: { threshold: 0.8, keepUserTurns: 2, prune: { keepSteps: 4, minBytes: 4096 } },
     limits: {},
+    projects: {},
   },
   endpoints: [
     { id: 'local', baseUrl: 'http://127.0.0.1:11434/v1', isDefault: true, key: 'none' as const },

@@ -230,3 +230,23 @@ test('remembered rules are listed and can be deleted', async ({ page }) => {
     { tool: 'bash', prefix: 'rm -rf', effect: 'deny' },
   ])
 })
+
+test("the open project's own defaults are saved for it and cleared back to the global ones", async ({
+  page,
+}) => {
+  await page.goto(app.url)
+  const settings = await openSettings(page)
+  const own = settings.getByRole('form', { name: 'Project defaults' })
+  await expect(own).toContainText(app.project)
+  await expect(own.getByRole('combobox', { name: 'Project endpoint' })).toHaveValue('')
+  await own.getByRole('textbox', { name: 'Project model' }).fill('lab-small')
+  await own.getByRole('button', { name: 'Save project defaults' }).click()
+  await expect
+    .poll(() => savedConfig()['projects'])
+    .toEqual({ [app.project]: { model: 'lab-small' } })
+  // The global defaults are untouched, and emptying the project's fields removes its entry.
+  expect(savedConfig()).not.toHaveProperty('defaultModel')
+  await own.getByRole('textbox', { name: 'Project model' }).fill('')
+  await own.getByRole('button', { name: 'Save project defaults' }).click()
+  await expect.poll(() => savedConfig()['projects']).toEqual({})
+})

@@ -13,6 +13,7 @@ import {
   withEndpoint,
   withoutApprovalRule,
   withoutEndpoint,
+  withProjectDefaults,
 } from '../../renderer/src/features/settings/config-edit'
 
 /** A config as settings/get returns it: the schema's output, defaults filled in. */
@@ -91,6 +92,21 @@ describe('config edits', () => {
     const other = withoutEndpoint(base, 'openai')
     expect(other.defaultEndpoint).toBe('local')
     expect(other.defaultModel).toBe('qwen3:8b')
+  })
+
+  it("sets, replaces and clears a project's defaults; removing its endpoint drops them", () => {
+    const set = withProjectDefaults(base, '/p', { endpointId: 'openai', model: ' gpt-x ' })
+    expect(set.projects).toEqual({ '/p': { endpoint: 'openai', model: 'gpt-x' } })
+    const modelOnly = withProjectDefaults(set, '/q', { endpointId: '', model: 'qwen3:8b' })
+    expect(modelOnly.projects).toEqual({
+      '/p': { endpoint: 'openai', model: 'gpt-x' },
+      '/q': { model: 'qwen3:8b' },
+    })
+    expect(withProjectDefaults(modelOnly, '/p', { endpointId: '', model: '' }).projects).toEqual({
+      '/q': { model: 'qwen3:8b' },
+    })
+    expect(withoutEndpoint(modelOnly, 'openai').projects).toEqual({ '/q': { model: 'qwen3:8b' } })
+    expect(Config.safeParse(modelOnly).success).toBe(true)
   })
 
   it('sets and clears the defaults', () => {

@@ -32,10 +32,11 @@ export interface SettingsService {
   current(): Config
   /**
    * The endpoint and model a new session gets when none is given, without asking any server:
-   * the `--base-url` override of `bridle serve`, else config's default endpoint (or the only
-   * one) and its preset model. Either may be undefined (then resolved at the first turn).
+   * the `--base-url` override of `bridle serve`, else the project's own defaults (config's
+   * `projects`), else config's default endpoint (or the only one) and its preset model. Either
+   * may be undefined (then resolved at the first turn).
    */
-  defaults(): { readonly endpointId?: string; readonly model?: string }
+  defaults(projectDir?: string): { readonly endpointId?: string; readonly model?: string }
   /**
    * The endpoint and model for a session: `endpointId` (else the default endpoint, else the only
    * one) and `model` (else the default model). Throws a HostError (NOT_FOUND, ENDPOINT_FAILED)

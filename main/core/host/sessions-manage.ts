@@ -35,7 +35,7 @@ export class SessionWrites {
    */
   create(params: ParamsOf<'session/create'>): SessionSummary {
     const projectDir = resolveProjectDir(params.projectDir)
-    const { endpoint, model } = defaultsFor(this.deps.settings.defaults(), params)
+    const { endpoint, model } = defaultsFor(this.deps.settings.defaults(projectDir), params)
     const title = params.title?.trim()
     const session = Session.create(this.ctx.store, {
       projectDir,

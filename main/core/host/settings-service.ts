@@ -70,7 +70,7 @@ export function createSettings(
   return {
     service: {
       current: () => parts.config.current(),
-      defaults: () => sessionDefaults(parts),
+      defaults: (projectDir) => sessionDefaults(parts, projectDir),
       resolveModel: (ref) => resolveModel(parts, ref),
       rememberApprovalRule: (rule) => rememberApprovalRule(parts, rule),
     },
@@ -264,12 +264,23 @@ function configuredEntry(parts: SettingsParts, endpointId: string): EndpointEntr
 }
 
 /** See SettingsService.defaults: no network, only config and the override. */
-function sessionDefaults(parts: SettingsParts): { endpointId?: string; model?: string } {
+function sessionDefaults(
+  parts: SettingsParts,
+  projectDir: string | undefined,
+): { endpointId?: string; model?: string } {
   const config = parts.config.current()
   const entries = endpointEntries(config, parts.opts.modelOverride)
-  const endpointId = defaultEndpointId(config, entries)
+  const globalId = defaultEndpointId(config, entries)
+  // The override of `bridle serve --base-url` is what that process was started for: it wins.
+  const own =
+    parts.opts.modelOverride === undefined && projectDir !== undefined
+      ? config.projects[projectDir]
+      : undefined
+  const endpointId = own?.endpoint ?? globalId
   const entry = entries.find((candidate) => candidate.id === endpointId)
-  const model = entry === undefined ? config.defaultModel : presetModel(entry, config)
+  // The project's model, else the global one when it is for this endpoint.
+  const model =
+    own?.model ?? (entry === undefined ? config.defaultModel : presetModel(entry, config))
   return {
     ...(endpointId === undefined ? {} : { endpointId }),
     ...(model === undefined ? {} : { model }),

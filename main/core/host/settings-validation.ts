@@ -73,15 +73,16 @@ export function referenceErrorsOf(config: Config): FieldError[] {
       })
     }
   }
-  const chosen = config.defaultEndpoint
-  if (chosen !== undefined && !ids.includes(chosen)) {
-    fields.push({
-      path: 'defaultEndpoint',
-      message:
-        ids.length === 0
-          ? 'names an endpoint that does not exist: add the endpoint first'
-          : `names an endpoint that does not exist; the endpoints are: ${ids.join(', ')}`,
-    })
+  const missing = (id: string | undefined) => id !== undefined && !ids.includes(id)
+  const why =
+    ids.length === 0
+      ? 'names an endpoint that does not exist: add the endpoint first'
+      : `names an endpoint that does not exist; the endpoints are: ${ids.join(', ')}`
+  if (missing(config.defaultEndpoint)) fields.push({ path: 'defaultEndpoint', message: why })
+  for (const [projectDir, own] of Object.entries(config.projects)) {
+    if (missing(own.endpoint)) {
+      fields.push({ path: dottedPath(['projects', projectDir, 'endpoint']), message: why })
+    }
   }
   return fields
 }

@@ -201,6 +201,42 @@ describe('session/create, get, rename, delete, restore', () => {
     )
   })
 
+  it("gives a project's new sessions its own endpoint and model, others the global ones", async () => {
+    const other = join(base, 'other')
+    mkdirSync(other)
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        endpoints: {
+          local: { baseUrl: 'http://127.0.0.1:11434/v1' },
+          studio: { baseUrl: 'http://127.0.0.1:1234/v1' },
+        },
+        defaultEndpoint: 'local',
+        defaultModel: 'qwen3:8b',
+        projects: {
+          [project]: { endpoint: 'studio', model: 'gemma-3' },
+          [other]: { model: 'llama3' },
+        },
+      }),
+    )
+    const own = await ok('session/create', { projectDir: project })
+    expect((await allEvents(own.id))[0]?.data).toMatchObject({
+      endpoint: 'studio',
+      model: 'gemma-3',
+    })
+    // Only a model: the global endpoint with the project's model.
+    const modelOnly = await ok('session/create', { projectDir: other })
+    expect((await allEvents(modelOnly.id))[0]?.data).toMatchObject({
+      endpoint: 'local',
+      model: 'llama3',
+    })
+    // What the caller asks for still wins; the project's model is not carried to another
+    // endpoint (that endpoint's model is resolved at the first turn).
+    const asked = await ok('session/create', { projectDir: project, endpointId: 'local' })
+    expect((await allEvents(asked.id))[0]?.data).toMatchObject({ endpoint: 'local' })
+    expect(asked.model).toBeNull()
+  })
+
   it('gets a session with what is pending in it', async () => {
     const created = await createSession()
     expect(created.model).toBeNull()

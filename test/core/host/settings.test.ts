@@ -190,6 +190,20 @@ describe('settings/get and settings/update', () => {
     ])
   })
 
+  it("refuses a project's default endpoint that does not exist, at the project's field", async () => {
+    await start()
+    const error = await failure('settings/update', {
+      config: {
+        endpoints: { local: { baseUrl: 'http://127.0.0.1:11434/v1' } },
+        projects: { '/work/app': { endpoint: 'studio', model: 'gemma-3' } },
+      },
+    })
+    expect(error.fields).toEqual([
+      { path: 'projects./work/app.endpoint', message: expect.stringContaining('local') },
+    ])
+    expect(existsSync(configFile())).toBe(false)
+  })
+
   it('reports a broken config.json as INVALID_SETTINGS with the field, and can replace it', async () => {
     writeConfig({ endpoints: { local: { baseUrl: 'nope' } } })
     await start()

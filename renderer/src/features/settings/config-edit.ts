@@ -55,9 +55,38 @@ export function withoutEndpoint(config: Config, id: string): Config {
   const endpoints = Object.fromEntries(
     Object.entries(config.endpoints).filter(([other]) => other !== id),
   )
-  if (config.defaultEndpoint !== id) return { ...config, endpoints }
+  // A project's defaults that named it go as a whole: its model was one of that endpoint's.
+  const projects = Object.fromEntries(
+    Object.entries(config.projects).filter(([, own]) => own.endpoint !== id),
+  )
+  if (config.defaultEndpoint !== id) return { ...config, endpoints, projects }
   const { defaultEndpoint: _endpoint, defaultModel: _model, ...rest } = config
-  return { ...rest, endpoints }
+  return { ...rest, endpoints, projects }
+}
+
+/**
+ * Sets a project folder's own endpoint and model for new sessions; both empty removes its
+ * entry, so the project follows the global defaults again.
+ */
+export function withProjectDefaults(
+  config: Config,
+  projectDir: string,
+  defaults: { readonly endpointId: string; readonly model: string },
+): Config {
+  const { [projectDir]: _old, ...others } = config.projects
+  const endpoint = defaults.endpointId.trim()
+  const model = defaults.model.trim()
+  if (endpoint === '' && model === '') return { ...config, projects: others }
+  return {
+    ...config,
+    projects: {
+      ...others,
+      [projectDir]: {
+        ...(endpoint === '' ? {} : { endpoint }),
+        ...(model === '' ? {} : { model }),
+      },
+    },
+  }
 }
 
 /** Sets (or, with an empty value, clears) the default endpoint and the default model. */

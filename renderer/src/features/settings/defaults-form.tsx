@@ -1,7 +1,8 @@
 import { useState } from 'react'
-import type { SubmitEvent } from 'react'
+import type { ReactNode, SubmitEvent } from 'react'
 import type { FieldError, SettingsView } from '../../../../preload/contract'
-import { withDefaults } from './config-edit'
+import type { Config } from '../../../../preload/settings'
+import { withDefaults, withProjectDefaults } from './config-edit'
 import { DEFAULTS_TARGETS, placeFieldErrors } from './field-errors'
 import type { DefaultsField, FieldMessages } from './field-errors'
 import { Field, FormErrors } from './field'
@@ -10,22 +11,39 @@ import type { SaveSettings } from './use-settings'
 export interface DefaultsFormProps {
   readonly view: SettingsView
   readonly save: SaveSettings
+  /** The open project, whose own defaults are offered below the global ones. */
+  readonly projectDir?: string | undefined
 }
 
 /**
- * The endpoint and model new sessions use. Keyed by the saved values so that a default chosen
- * elsewhere (a model's "Use" button, another window) replaces the draft.
+ * The endpoint and model new sessions use: the global defaults, and the open project's own
+ * (which win for its sessions). Keyed by the saved values so that a default chosen elsewhere
+ * (a model's "Use" button, another window) replaces the draft.
  */
-export function DefaultsForm({ view, save }: DefaultsFormProps) {
+export function DefaultsForm({ view, save, projectDir }: DefaultsFormProps) {
   const endpointId = view.config.defaultEndpoint ?? ''
   const model = view.config.defaultModel ?? ''
+  const ids = Object.keys(view.config.endpoints)
+  const own = projectDir === undefined ? undefined : view.config.projects[projectDir]
   return (
-    <DefaultsDraft
-      key={`${endpointId}\n${model}`}
-      ids={Object.keys(view.config.endpoints)}
-      initial={{ endpointId, model }}
-      save={save}
-    />
+    <>
+      <DefaultsDraft
+        key={`${endpointId}\n${model}`}
+        ids={ids}
+        initial={{ endpointId, model }}
+        save={save}
+        scope={GLOBAL_SCOPE}
+      />
+      {projectDir !== undefined && (
+        <DefaultsDraft
+          key={`${projectDir}\n${own?.endpoint ?? ''}\n${own?.model ?? ''}`}
+          ids={ids}
+          initial={{ endpointId: own?.endpoint ?? '', model: own?.model ?? '' }}
+          save={save}
+          scope={projectScope(projectDir)}
+        />
+      )}
+    </>
   )
 }
 
@@ -34,14 +52,66 @@ interface Defaults {
   readonly model: string
 }
 
+/** What differs between the global defaults and a project's: words, the edit, error paths. */
+interface Scope {
+  readonly name: string
+  readonly title: ReactNode
+  readonly endpointLabel: string
+  readonly modelLabel: string
+  readonly saveLabel: string
+  readonly noEndpoint: string
+  readonly endpointHint: string
+  readonly modelHint: string
+  readonly edit: (config: Config, draft: Defaults) => Config
+  readonly targets: Readonly<Record<string, DefaultsField>>
+}
+
+const GLOBAL_SCOPE: Scope = {
+  name: 'Defaults',
+  title: 'Defaults for new sessions',
+  endpointLabel: 'Default endpoint',
+  modelLabel: 'Default model',
+  saveLabel: 'Save defaults',
+  noEndpoint: '(none)',
+  endpointHint: 'None chosen: the only endpoint, if there is one.',
+  modelHint: 'Empty: the server’s first model. Or pick one with “Use” in an endpoint’s models.',
+  edit: withDefaults,
+  targets: DEFAULTS_TARGETS,
+}
+
+function projectScope(projectDir: string): Scope {
+  return {
+    name: 'Project defaults',
+    endpointLabel: 'Project endpoint',
+    modelLabel: 'Project model',
+    saveLabel: 'Save project defaults',
+    title: (
+      <>
+        For this project <code>{projectDir}</code>
+      </>
+    ),
+    noEndpoint: '(the global default)',
+    endpointHint: 'New sessions in this folder use these instead of the global defaults.',
+    modelHint:
+      'Empty: the global default model (with the global endpoint), else the server’s first.',
+    edit: (config, draft) => withProjectDefaults(config, projectDir, draft),
+    targets: {
+      [`projects.${projectDir}.endpoint`]: 'endpointId',
+      [`projects.${projectDir}.model`]: 'model',
+    },
+  }
+}
+
 function DefaultsDraft({
   ids,
   initial,
   save,
+  scope,
 }: {
   readonly ids: readonly string[]
   readonly initial: Defaults
   readonly save: SaveSettings
+  readonly scope: Scope
 }) {
   const [draft, setDraft] = useState<Defaults>(initial)
   const [errors, setErrors] = useState<FieldMessages<DefaultsField>>({})
@@ -51,23 +121,25 @@ function DefaultsDraft({
 
   const submit = async (event: SubmitEvent) => {
     event.preventDefault()
-    const outcome = await save((config) => withDefaults(config, draft))
+    const outcome = await save((config) => scope.edit(config, draft))
     if (outcome.ok) return
-    const placed = placeFieldErrors(outcome.error.fields ?? [], DEFAULTS_TARGETS)
+    const placed = placeFieldErrors(outcome.error.fields ?? [], scope.targets)
     setErrors(placed.byField)
     setUnplaced(placed.unplaced)
     setMessage(outcome.error.fields === undefined ? outcome.error.message : undefined)
   }
 
   return (
-    <form className="settings-form" aria-label="Defaults" onSubmit={(event) => void submit(event)}>
-      <h4>Defaults for new sessions</h4>
+    <form
+      className="settings-form"
+      aria-label={scope.name}
+      onSubmit={(event) => void submit(event)}
+    >
+      <h4>{scope.title}</h4>
       <Field
-        label="Default endpoint"
+        label={scope.endpointLabel}
         error={errors.endpointId}
-        hint={
-          draft.endpointId === '' ? 'None chosen: the only endpoint, if there is one.' : undefined
-        }
+        hint={draft.endpointId === '' ? scope.endpointHint : undefined}
       >
         {(wiring) => (
           <select
@@ -75,7 +147,7 @@ function DefaultsDraft({
             value={draft.endpointId}
             onChange={(event) => setDraft((old) => ({ ...old, endpointId: event.target.value }))}
           >
-            <option value="">(none)</option>
+            <option value="">{scope.noEndpoint}</option>
             {ids.map((id) => (
               <option key={id} value={id}>
                 {id}
@@ -84,11 +156,7 @@ function DefaultsDraft({
           </select>
         )}
       </Field>
-      <Field
-        label="Default model"
-        error={errors.model}
-        hint="Empty: the server's first model. Or pick one with “Use” in an endpoint's models."
-      >
+      <Field label={scope.modelLabel} error={errors.model} hint={scope.modelHint}>
         {(wiring) => (
           <input
             {...wiring}
@@ -103,7 +171,7 @@ function DefaultsDraft({
       <FormErrors message={message} fields={unplaced} />
       <div className="settings-actions">
         <button type="submit" disabled={!isChanged}>
-          Save defaults
+          {scope.saveLabel}
         </button>
       </div>
     </form>

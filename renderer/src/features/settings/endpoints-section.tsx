@@ -12,10 +12,11 @@ export interface EndpointsSectionProps {
   readonly api: BridleApi
   readonly view: SettingsView
   readonly save: SaveSettings
+  readonly projectDir?: string | undefined
 }
 
 /** The model endpoints: the list, adding one by hand or from the local servers found, defaults. */
-export function EndpointsSection({ api, view, save }: EndpointsSectionProps) {
+export function EndpointsSection({ api, view, save, projectDir }: EndpointsSectionProps) {
   const [isAdding, setAdding] = useState(false)
   const ids = Object.keys(view.config.endpoints)
   return (
@@ -47,7 +48,7 @@ export function EndpointsSection({ api, view, save }: EndpointsSectionProps) {
         </div>
       )}
       <LocalServers api={api} view={view} save={save} />
-      <DefaultsForm view={view} save={save} />
+      <DefaultsForm view={view} save={save} projectDir={projectDir} />
     </section>
   )
 }

@@ -9,13 +9,15 @@ import './settings.css'
 
 export interface SettingsPanelProps {
   readonly api: BridleApi
+  /** The open project folder: its own defaults are offered with the global ones. */
+  readonly projectDir?: string | undefined
 }
 
 /**
  * Endpoints, models, approvals, compaction and theme. Everything shown is the main process's
  * view (`settings/get`, then `settings/changed`); every change goes back as one whole config.
  */
-export function SettingsPanel({ api }: SettingsPanelProps) {
+export function SettingsPanel({ api, projectDir }: SettingsPanelProps) {
   const { state, save, reload } = useSettings(api)
   if (state.status === 'loading') {
     return (
@@ -44,7 +46,7 @@ export function SettingsPanel({ api }: SettingsPanelProps) {
   const { view } = state
   return (
     <div className="settings">
-      <EndpointsSection api={api} view={view} save={save} />
+      <EndpointsSection api={api} view={view} save={save} projectDir={projectDir} />
       <ApprovalSection view={view} save={save} />
       <CompactionSection view={view} save={save} />
       <ThemeSection />

@@ -41,10 +41,11 @@ export function Drawer() {
 function DrawerBody({ panel }: { readonly panel: DrawerPanel }) {
   const { api } = useShellContext()
   const props = useSessionPanelProps()
+  const projectDir = useShell((s) => s.projectDir)
   const label = TABS.find((tab) => tab.id === panel)?.label ?? panel
   const body =
     panel === 'settings' ? (
-      <SettingsPanel api={api} />
+      <SettingsPanel api={api} projectDir={projectDir} />
     ) : props === undefined ? (
       <p className="muted empty">Open a session to see its {label.toLowerCase()}.</p>
     ) : panel === 'timeline' ? (
