@@ -48,7 +48,9 @@ function writeSession(home: string, project: string, messages: number): void {
   const store = openStore(databasePath(home))
   const session = Session.create(store, { projectDir: project })
   session.append('session/title', { title: TITLE })
-  let request: { provider: string; model: string; params: object; headerSeq: number } | undefined
+  let request:
+    | { provider: string; model: string; params: Record<string, string>; headerSeq: number }
+    | undefined
   let written = 0
   for (let n = 1; written < messages; n++) {
     session.append('turn/start', {})

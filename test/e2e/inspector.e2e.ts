@@ -153,6 +153,22 @@ test('lists every event, filters by tool/call, shows JSON, overlapping reads, re
   expect(boxB.x).toBeLessThan(boxA.x + boxA.width)
   expect(boxA.y).not.toBe(boxB.y)
   await expect(timeline.locator('[data-testid="gantt-bar"][data-kind="request"]')).toHaveCount(2)
+  // Every bar's label is whole inside the drawer: none runs past its right edge (the last
+  // request's used to) or before its left.
+  const drawer = await page.getByRole('complementary', { name: 'Inspector' }).boundingBox()
+  const labels = await timeline.locator('.gantt-item-label').evaluateAll((spans) =>
+    spans.map((span) => {
+      const box = span.getBoundingClientRect()
+      return { text: span.textContent, left: box.left, right: box.right }
+    }),
+  )
+  expect(labels.length).toBeGreaterThan(0)
+  for (const label of labels) {
+    expect(label.left, `${label.text}`).toBeGreaterThanOrEqual(drawer?.x ?? 0)
+    expect(label.right, `${label.text}`).toBeLessThanOrEqual(
+      (drawer?.x ?? 0) + (drawer?.width ?? 0),
+    )
+  }
   await page.screenshot({ path: 'test-results/inspector-gantt.png' })
 
   // The request view of the second request: only the assistant's calls and the two outputs are new.

@@ -66,10 +66,20 @@ export function ChatPanel({
   const last = items.at(-1)
   const liveLength = last?.kind === 'streaming' ? last.text.length + last.reasoning.length : 0
 
+  // Whether the end is out of view: "Jump to latest" shows only then, not for a let-go view
+  // that still shows the end (a wheel turned up over a chat shorter than the window).
+  const [isAway, setAway] = useState(false)
+  const measureAway = () => {
+    const element = scroller.current
+    if (!element) return
+    setAway(element.scrollHeight - element.scrollTop - element.clientHeight > BOTTOM_SLACK)
+  }
+
   // Follow the end while stuck: after every change of rows, streamed text or measured heights.
   useLayoutEffect(() => {
     const element = scroller.current
     if (isStuck && element) element.scrollTop = element.scrollHeight
+    measureAway()
   }, [isStuck, items, liveLength, totalSize, isWorking])
 
   // A new session opens at its end.
@@ -93,6 +103,7 @@ export function ChatPanel({
     if (!element) return
     const distance = element.scrollHeight - element.scrollTop - element.clientHeight
     if (distance <= BOTTOM_SLACK) setStuck(true)
+    setAway(distance > BOTTOM_SLACK)
   }
   /** Only the user's own scrolling lets go of the end; the virtualiser's adjustments do not. */
   const letGo = () => {
@@ -167,7 +178,7 @@ export function ChatPanel({
             </p>
           )}
         </div>
-        {!isStuck && (
+        {!isStuck && isAway && (
           <button type="button" className="jump-latest" onClick={() => setStuck(true)}>
             Jump to latest ↓
           </button>

@@ -149,13 +149,23 @@ interface BarProps {
   readonly onSelect: (seq: number) => void
 }
 
+/**
+ * Where a bar's label goes (positions in percent of the plot): inside a bar wide enough to hold
+ * it, otherwise after the bar, or before it when the bar ends near the right edge, where a label
+ * after it would be cut.
+ */
+export function labelPlace(left: number, width: number): 'inside' | 'after' | 'before' {
+  if (width >= 22) return 'inside'
+  return left + width > 65 ? 'before' : 'after'
+}
+
 function Bar({ bar, left, width, top, isSelected, onSelect }: BarProps) {
   const duration = formatDuration(bar.end - bar.start)
   const state = bar.isOpen ? 'running' : bar.ok === false ? 'failed' : 'done'
   return (
     <button
       type="button"
-      className={`gantt-item gantt-${bar.kind} gantt-${state}${isSelected ? ' gantt-selected' : ''}${bar.kind === 'tool' && left + width > 70 ? ' gantt-label-before' : ''}`}
+      className={`gantt-item gantt-${bar.kind} gantt-${state}${isSelected ? ' gantt-selected' : ''} gantt-label-${labelPlace(left, width)}`}
       style={{ left: `${left}%`, width: `${width}%`, top: top + 2, height: ROW_PX - 4 }}
       title={`${bar.label} · ${duration} · seq ${bar.startSeq}${bar.endSeq === undefined ? '' : `..${bar.endSeq}`}`}
       aria-label={`${bar.kind === 'request' ? 'request' : bar.label} step ${bar.step}, ${duration}`}
