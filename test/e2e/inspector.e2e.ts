@@ -156,16 +156,13 @@ test('lists every event, filters by tool/call, shows JSON, overlapping reads, re
   // Every bar's label is whole inside the drawer: none runs past its right edge (the last
   // request's used to) or before its left.
   const drawer = await page.getByRole('complementary', { name: 'Inspector' }).boundingBox()
-  const labels = await timeline.locator('.gantt-item-label').evaluateAll((spans) =>
-    spans.map((span) => {
-      const box = span.getBoundingClientRect()
-      return { text: span.textContent, left: box.left, right: box.right }
-    }),
-  )
+  const labels = await timeline.locator('.gantt-item-label').all()
   expect(labels.length).toBeGreaterThan(0)
   for (const label of labels) {
-    expect(label.left, `${label.text}`).toBeGreaterThanOrEqual(drawer?.x ?? 0)
-    expect(label.right, `${label.text}`).toBeLessThanOrEqual(
+    const box = await label.boundingBox()
+    const text = await label.innerText()
+    expect(box?.x ?? -1, text).toBeGreaterThanOrEqual(drawer?.x ?? 0)
+    expect((box?.x ?? 0) + (box?.width ?? 0), text).toBeLessThanOrEqual(
       (drawer?.x ?? 0) + (drawer?.width ?? 0),
     )
   }
