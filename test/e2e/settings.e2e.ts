@@ -244,6 +244,8 @@ test("the open project's own defaults are saved for it and cleared back to the g
   await expect
     .poll(() => savedConfig()['projects'])
     .toEqual({ [app.project]: { model: 'lab-small' } })
+  await own.scrollIntoViewIfNeeded()
+  await page.screenshot({ path: 'test-results/settings-project.png' })
   // The global defaults are untouched, and emptying the project's fields removes its entry.
   expect(savedConfig()).not.toHaveProperty('defaultModel')
   await own.getByRole('textbox', { name: 'Project model' }).fill('')
