@@ -224,3 +224,28 @@ test('a selection from outside scrolls the table to that row and highlights it',
   )
   await expect(timeline.getByTestId('event-json')).toContainText('src/app.ts')
 })
+
+test('"Fork from here" on an event opens a fork whose history ends with that event', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1500, height: 900 })
+  await page.goto(app.url)
+  await runTurn(page, 'Read both')
+  await page.getByRole('tab', { name: 'Timeline' }).click()
+  const timeline = page.getByRole('region', { name: 'Timeline' })
+  const table = timeline.getByRole('table', { name: 'Events' })
+  // The first tool result: inside the turn, so the fork closes the turn it cuts.
+  const result = table.locator('[role="row"][data-type="tool/result"]').first()
+  const seq = Number(await result.getAttribute('data-seq'))
+  await result.click()
+  await timeline.getByRole('button', { name: 'Fork from here' }).click()
+  const chat = page.getByRole('main', { name: 'Chat' })
+  await expect(chat.getByRole('note', { name: 'Fork origin' })).toContainText(`at event ${seq + 1}`)
+  // The fork's own history: the prefix up to the event, then the closes the cut needed.
+  await expect(table.locator(`[role="row"][data-seq="${seq}"]`)).toHaveAttribute(
+    'data-type',
+    'tool/result',
+  )
+  await expect(table.locator('[role="row"][data-type="turn/end"]')).toHaveCount(1)
+  await expect(chat).not.toContainText('The answer is 41')
+})

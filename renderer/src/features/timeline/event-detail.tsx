@@ -36,10 +36,17 @@ export interface EventDetailProps {
   readonly event: EventDto | undefined
   readonly onShowInChat: (event: EventDto) => void
   readonly onOpenRequest: (startSeq: number) => void
+  /**
+   * A new session whose history ends with this event (a turn cut there is closed as
+   * interrupted by the fork); resolves to what failed, or undefined once the fork is open.
+   */
+  readonly onFork: (seq: number) => Promise<string | undefined>
 }
 
 /** The pretty JSON of one event, with the ways on from it. */
-export function EventDetail({ event, onShowInChat, onOpenRequest }: EventDetailProps) {
+export function EventDetail({ event, onShowInChat, onOpenRequest, onFork }: EventDetailProps) {
+  const [forkError, setForkError] = useState<{ seq: number; message: string } | undefined>()
+  const [isForking, setForking] = useState(false)
   if (event === undefined) {
     return (
       <section className="tl-detail tl-detail-empty" aria-label="Event detail">
@@ -73,7 +80,28 @@ export function EventDetail({ event, onShowInChat, onOpenRequest }: EventDetailP
         >
           Show in chat
         </button>
+        <button
+          type="button"
+          disabled={isForking}
+          title="A new session with the history up to and including this event"
+          onClick={() => {
+            setForking(true)
+            setForkError(undefined)
+            void onFork(event.seq)
+              .then((message) => {
+                if (message !== undefined) setForkError({ seq: event.seq, message })
+              })
+              .finally(() => setForking(false))
+          }}
+        >
+          Fork from here
+        </button>
       </header>
+      {forkError?.seq === event.seq && (
+        <p role="alert" className="error-row">
+          Could not fork: {forkError.message}
+        </p>
+      )}
       <pre className="tl-json" data-testid="event-json">
         {JSON.stringify(event, null, 2)}
       </pre>

@@ -57,7 +57,13 @@ function useTextFiltered(rows: EventRows, text: string): RowModel {
 }
 
 /** Every event of the session, filters, details, the step/tool Gantt and the request view. */
-export function TimelinePanel({ api, feed, selectedSeq, onSelectSeq }: SessionPanelProps) {
+export function TimelinePanel({
+  api,
+  feed,
+  selectedSeq,
+  onSelectSeq,
+  onOpenSession,
+}: SessionPanelProps) {
   const sessionId = feed.session.id
   const [tab, setTab] = useState<Tab>('events')
   const [filters, setFilters] = useState<FilterState>(EMPTY_FILTERS)
@@ -103,6 +109,15 @@ export function TimelinePanel({ api, feed, selectedSeq, onSelectSeq }: SessionPa
       event={selected}
       onShowInChat={(event) => onSelectSeq(chatSeqFor(event, feed.events))}
       onOpenRequest={openRequest}
+      onFork={async (seq) => {
+        const result = await api.call('session/fork', {
+          sessionId: feed.session.id,
+          atSeq: seq + 1,
+        })
+        if (!result.ok) return result.error.message
+        onOpenSession(result.value.id)
+        return undefined
+      }}
     />
   )
 
