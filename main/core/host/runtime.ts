@@ -24,7 +24,7 @@ import type {
   RuntimeService,
   SettingsService,
 } from './services.js'
-import { AgentUnavailable, recordFailedStart } from './turn-start.js'
+import { AgentUnavailable, recordCancelledStart, recordFailedStart } from './turn-start.js'
 
 export interface RuntimeOptions {
   /** The environment tools get a scrubbed copy of; default `process.env`. */
@@ -42,6 +42,9 @@ interface Live {
   run?: Promise<void>
   /** A compaction asked for with `compaction/run`, while it runs. */
   compaction?: { readonly controller: AbortController; readonly done: Promise<unknown> }
+  /** Sends waiting for the agent (resolving the model can take seconds), and cancels so far. */
+  starting: number
+  cancels: number
 }
 
 interface LiveAgent {
@@ -88,7 +91,11 @@ class Runtime {
     private readonly env: NodeJS.ProcessEnv,
   ) {
     this.notify = safeNotifier(ctx.notify)
-    this.sessions = new OpenSessions<Live>(ctx.store, this.notify, (session) => ({ session }))
+    this.sessions = new OpenSessions<Live>(ctx.store, this.notify, (session) => ({
+      session,
+      starting: 0,
+      cancels: 0,
+    }))
     this.approvals = new ApprovalBridge((request) => this.notify('approval/request', request))
   }
 
@@ -103,10 +110,15 @@ class Runtime {
     text: string
   }): Promise<{ accepted: boolean; reason?: string }> {
     this.checkOpen()
+    if ((this.ctx.store.getSession(input.sessionId)?.deletedAt ?? null) !== null) {
+      throw new HostError('CONFLICT', 'this session is in the trash: restore it to continue it')
+    }
     const live = this.sessions.get(input.sessionId).extra
     const duplicate = { accepted: false, reason: `request ${input.requestId} was already sent` }
     if (live.session.hasRequest(input.requestId)) return duplicate
     let agent: LiveAgent
+    const cancels = live.cancels
+    live.starting++
     try {
       agent = await this.agentOf(live)
     } catch (error) {
@@ -116,8 +128,18 @@ class Runtime {
       await recordFailedStart(live.session, input, error)
       this.changed(live.session.id)
       return { accepted: false, reason: error.message }
+    } finally {
+      live.starting--
     }
     this.checkOpen()
+    // Stopped while the model was being resolved: the input is logged as a turn that was
+    // cancelled before its first step, instead of a turn starting after the user said stop.
+    if (live.cancels !== cancels) {
+      if (live.session.hasRequest(input.requestId)) return duplicate
+      await recordCancelledStart(live.session, input)
+      this.changed(live.session.id)
+      return { accepted: false, reason: 'stopped before the turn started' }
+    }
     const sent = agent.setup.agent.send({ requestId: input.requestId, text: input.text })
     if (!sent.accepted) return duplicate
     this.startRun(live)
@@ -132,7 +154,8 @@ class Runtime {
         throw new HostError('NOT_FOUND', `no session ${sessionId}`)
       return { wasRunning: false }
     }
-    const wasRunning = live.run !== undefined || live.compaction !== undefined
+    const wasRunning = live.run !== undefined || live.compaction !== undefined || live.starting > 0
+    live.cancels++
     live.built?.setup.agent.cancel()
     live.compaction?.controller.abort()
     return { wasRunning }

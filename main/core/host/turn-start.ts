@@ -48,12 +48,31 @@ export async function recordFailedStart(
   input: { readonly requestId: string; readonly text: string },
   failure: AgentUnavailable,
 ): Promise<void> {
+  recordUnstarted(session, input, () => {
+    session.append('error', { scope: 'turn', code: failure.logCode, message: failure.message })
+    return 'error'
+  })
+  await session.flush()
+}
+
+/** The same shape for input whose turn the user stopped before it could start. */
+export async function recordCancelledStart(
+  session: Session,
+  input: { readonly requestId: string; readonly text: string },
+): Promise<void> {
+  recordUnstarted(session, input, () => 'cancelled')
+  await session.flush()
+}
+
+function recordUnstarted(
+  session: Session,
+  input: { readonly requestId: string; readonly text: string },
+  why: () => 'error' | 'cancelled',
+): void {
   session.append('inbox/queued', { requestId: input.requestId, message: input.text, wake: true })
   session.append('turn/start', {})
   session.append('inbox/claimed', { requestIds: [input.requestId] })
-  session.append('error', { scope: 'turn', code: failure.logCode, message: failure.message })
-  session.append('turn/end', { reason: 'error' })
-  await session.flush()
+  session.append('turn/end', { reason: why() })
 }
 
 function messageOf(error: unknown): string {

@@ -31,6 +31,8 @@ interface FakeSettings extends SettingsService {
   config: Config
   /** When set, resolveModel fails with it. */
   failure?: HostError
+  /** When set, resolveModel waits for it (a slow server listing its models). */
+  gate?: Promise<void>
   readonly remembered: Parameters<SettingsService['rememberApprovalRule']>[0][]
 }
 
@@ -80,15 +82,16 @@ function fakeSettings(model: ModelServer): FakeSettings {
     remembered: [],
     current: () => fake.config,
     defaults: () => ({}),
-    resolveModel: (ref) => {
-      if (fake.failure) return Promise.reject(fake.failure)
+    resolveModel: async (ref) => {
+      await fake.gate
+      if (fake.failure) throw fake.failure
       const choice: ModelChoice = {
         endpointId: ref.endpointId ?? 'local',
         baseUrl: model.url,
         adapter: createOpenAiCompatibleAdapter({ baseUrl: model.url }),
         model: ref.model ?? 'scripted',
       }
-      return Promise.resolve(choice)
+      return choice
     },
     rememberApprovalRule: (rule) => void fake.remembered.push(rule),
   }
@@ -240,6 +243,39 @@ describe('turn/send', () => {
     const sentText = JSON.stringify(chatRequests(server)[0]?.body)
     expect(sentText).toContain('again')
     expect(sentText).not.toContain('keep me')
+  })
+
+  it('a stop while the model is still being resolved keeps the turn from starting', async () => {
+    let release = () => {}
+    settings.gate = new Promise<void>((resolve) => (release = resolve))
+    const sessionId = newSession()
+    // The send runs up to its wait for the model before call() returns.
+    const sending = call('turn/send', { sessionId, requestId: 'r1', text: 'never mind' })
+    expect(await call('turn/cancel', { sessionId })).toEqual({ wasRunning: true })
+    release()
+    expect(await sending).toEqual({ accepted: false, reason: 'stopped before the turn started' })
+    const stored = storedEvents(sessionId)
+    expect(stored.find((event) => event.type === 'inbox/queued')?.data).toMatchObject({
+      message: 'never mind',
+    })
+    expect(stored.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'cancelled' } })
+    expect(chatRequests(server)).toHaveLength(0)
+    // The stop was for that send only: the next one runs.
+    server.enqueue('Fine.')
+    expect(await call('turn/send', { sessionId, requestId: 'r2', text: 'go' })).toEqual({
+      accepted: true,
+    })
+    await waitForTurnEnd(sessionId, 2)
+    expect(chatRequests(server)).toHaveLength(1)
+  })
+
+  it('refuses to continue a session in the trash, saying how to get it back', async () => {
+    const sessionId = newSession()
+    store.setDeleted(sessionId, Date.now())
+    await expect(call('turn/send', { sessionId, requestId: 'r', text: 'x' })).rejects.toMatchObject(
+      { code: 'CONFLICT', message: expect.stringContaining('restore') as unknown },
+    )
+    expect(storedEvents(sessionId).some((event) => event.type === 'inbox/queued')).toBe(false)
   })
 
   it('maps a missing session to NOT_FOUND and a locked one to CONFLICT', async () => {
