@@ -188,13 +188,27 @@ function announce(parts: SettingsParts): SettingsView {
 function updateSettings(parts: SettingsParts, raw: Record<string, unknown>): SettingsView {
   const parsed = Config.safeParse(raw)
   const fields = parsed.success ? referenceErrorsOf(parsed.data) : fieldErrorsOf(parsed.error)
-  if (fields.length > 0) {
+  if (!parsed.success || fields.length > 0) {
     throw new HostError('INVALID_SETTINGS', `settings not saved: ${summarizeFields(fields)}`, {
       fields,
     })
   }
+  const before = endpointIdsNow(parts)
   replaceConfig(parts.ctx.home, withoutUntouchedDefaults(parts.ctx.home, raw))
+  // A removed endpoint's stored key goes with it: no secret outlives what it was for.
+  for (const id of before) {
+    if (!Object.hasOwn(parsed.data.endpoints, id)) parts.credentials.delete(id)
+  }
   return announce(parts)
+}
+
+/** The endpoints config.json names now; none when it cannot be read (it is being replaced). */
+function endpointIdsNow(parts: SettingsParts): string[] {
+  try {
+    return Object.keys(parts.config.current().endpoints)
+  } catch {
+    return []
+  }
 }
 
 function rememberApprovalRule(

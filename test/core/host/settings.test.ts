@@ -214,6 +214,27 @@ describe('settings/get and settings/update', () => {
     expect((await value<View>('settings/get')).endpoints).toEqual([])
   })
 
+  it("removing an endpoint deletes its stored key; the other endpoints' keys stay", async () => {
+    writeConfig({
+      endpoints: {
+        remote: { baseUrl: 'https://api.example.com/v1' },
+        other: { baseUrl: 'https://api.other.example/v1' },
+      },
+    })
+    await start()
+    await value('credential/set', { endpointId: 'remote', value: KEY })
+    await value('credential/set', { endpointId: 'other', value: `${KEY}-other` })
+    await value('settings/update', {
+      config: { endpoints: { other: { baseUrl: 'https://api.other.example/v1' } } },
+    })
+    const stored = readFileSync(credentialsFile(), 'utf8')
+    expect(stored).not.toContain(`${KEY}"`)
+    expect(stored).toContain(`${KEY}-other`)
+    expect((await value<View>('settings/get')).endpoints).toEqual([
+      expect.objectContaining({ id: 'other', key: 'stored' }),
+    ])
+  })
+
   it('passes the failing fields of invalid params through', async () => {
     await start()
     const error = await failure('credential/set', { endpointId: 'x', value: '' })
