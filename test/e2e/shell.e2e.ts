@@ -128,6 +128,10 @@ test('shortcuts: help overlay, inspector toggle, search focus', async ({ page })
 
   await page.keyboard.press('Control+k')
   await expect(page.getByRole('searchbox', { name: 'Search sessions' })).toBeFocused()
+
+  // Alt+N: a new session where the browser keeps Ctrl+N for itself.
+  await page.keyboard.press('Alt+n')
+  await expect(page.getByRole('main', { name: 'Chat' })).toContainText('No messages yet')
 })
 
 test('a lost bridge is said in a banner with what to do, never a blank page', async ({ page }) => {

@@ -19,7 +19,8 @@ export interface Shortcut {
 }
 
 export const SHORTCUTS: readonly Shortcut[] = [
-  { keys: shortcutLabel('N'), what: 'New session' },
+  // A browser keeps Ctrl+N (a new window) for itself, so `bridle serve` users get Alt+N.
+  { keys: `${shortcutLabel('N')} or Alt+N`, what: 'New session' },
   { keys: 'Enter', what: 'Send the message' },
   { keys: 'Shift+Enter', what: 'New line in the message' },
   { keys: 'Escape', what: 'Stop the running turn' },
@@ -61,6 +62,9 @@ function actionFor(event: KeyboardEvent, isHelpOpen: boolean): Action | undefine
     if (key === 'n') return 'new'
     if (key === 'k') return 'search'
     if (key === 'i') return 'inspector'
+  }
+  if (event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey && key === 'n') {
+    return 'new'
   }
   if (event.key === 'F1') return 'help'
   if (event.key === 'Escape') return isHelpOpen ? 'close-help' : 'stop'
