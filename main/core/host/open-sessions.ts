@@ -33,6 +33,11 @@ export function eventDto(event: LogEvent): EventDto {
   return { seq, type, v, turn, step, at, data }
 }
 
+/** The events a session's message count counts: the user's words and the answers. */
+const isCounted = (event: LogEvent): boolean =>
+  event.type === 'assistant/message' ||
+  (event.type === 'user/message' && event.data.kind === 'input')
+
 export class OpenSessions<Extra extends object> {
   private readonly open = new Map<string, { readonly session: Session; readonly extra: Extra }>()
   private readonly stops = new Map<string, () => void>()
@@ -59,6 +64,8 @@ export class OpenSessions<Extra extends object> {
       session.subscribe((event) => {
         if (!isForwardedEventType(event.type)) return
         this.notify('session/event', { sessionId, event: eventDto(event) })
+        // A message changes the session's count in every list that shows it, mid-turn too.
+        if (isCounted(event)) this.notify('sessions/changed', { sessionIds: [sessionId] })
       }),
     )
     return entry

@@ -189,12 +189,10 @@ describe('turn/send', () => {
         .join(''),
     ).toBe('Thinking.')
     expect(deltas.every((d) => d.turn === 1 && d.step === 1)).toBe(true)
-    // Started, then stopped running.
-    await waitFor(() => heardOf('sessions/changed').length >= 2, 'two sessions/changed')
-    expect(heardOf('sessions/changed')).toEqual([
-      { sessionIds: [sessionId] },
-      { sessionIds: [sessionId] },
-    ])
+    // Started, each message (the user's, the answer's: the counts in the lists change), then
+    // stopped running.
+    await waitFor(() => heardOf('sessions/changed').length >= 4, 'four sessions/changed')
+    expect(heardOf('sessions/changed')).toEqual(Array(4).fill({ sessionIds: [sessionId] }))
   })
 
   it('accepts a requestId once', async () => {
