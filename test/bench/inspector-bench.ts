@@ -57,7 +57,7 @@ function appendTurn(session: Session, n: number, headerSeq: number): void {
   session.append('turn/end', { reason: 'completed' })
 }
 
-function writeSession(home: string, project: string, events: number): void {
+export function writeSessionForBench(home: string, project: string, events: number): void {
   const store = openStore(databasePath(home))
   const session = Session.create(store, { projectDir: project })
   session.append('session/title', { title: TITLE })
@@ -84,7 +84,7 @@ export async function benchInspector(events = 200_000): Promise<Figure[]> {
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-bench-project-')))
   const figures: Figure[] = []
   const started = performance.now()
-  writeSession(home, project, events)
+  writeSessionForBench(home, project, events)
   figures.push(figure(`write a ${events}-event session`, performance.now() - started, 'ms'))
   const serve = await startServe(home, project)
   const browser = await launchBrowser()
