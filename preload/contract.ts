@@ -503,6 +503,18 @@ export const methods = {
     params: z.object({ sessionId: Id, turn: z.number().int().positive() }).strict(),
     result: z.object({ turn: z.number().int().positive(), files: z.array(FileChange) }),
   },
+  'project/files-exist': {
+    description:
+      "Whether each path (relative to the session's project folder, or absolute) is a file there now. A path outside the folder, also through a symlink, is reported as not there.",
+    params: z
+      .object({
+        sessionId: Id,
+        paths: z.array(z.string().min(1).max(4096)).min(1).max(200),
+      })
+      .strict(),
+    /** One answer per path, in order. */
+    result: z.object({ exists: z.array(z.boolean()) }),
+  },
 } as const satisfies Record<string, MethodSpec>
 
 export type Methods = typeof methods

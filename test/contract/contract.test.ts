@@ -207,6 +207,10 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
       ],
     },
   },
+  'project/files-exist': {
+    params: { sessionId: 's1', paths: ['report.md', 'gone.txt'] },
+    result: { exists: [true, false] },
+  },
 }
 
 const notificationSamples: { [T in TopicName]: NotificationOf<T> } = {

@@ -105,5 +105,6 @@ export type SessionMethods =
   | 'session/request'
   | 'output/read'
   | 'workspace/diff'
+  | 'project/files-exist'
 
 export type HandlerGroup<M extends keyof HostHandlers> = Pick<HostHandlers, M>

@@ -12,6 +12,7 @@ import type {
   SessionMethods,
   SettingsService,
 } from './services.js'
+import { filesExist } from './project-files.js'
 import { readEventsPage, searchSessions } from './sessions-events.js'
 import { SessionWrites } from './sessions-manage.js'
 import { readOutput } from './sessions-output.js'
@@ -92,6 +93,8 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
     'output/read': ({ outputRef, offset, length }) =>
       readOutput(ctx.home, outputRef, offset ?? 0, length ?? 256 * 1024),
     'workspace/diff': ({ sessionId, turn }) => workspaceDiff(diffs, summaries.row(sessionId), turn),
+    'project/files-exist': ({ sessionId, paths }) =>
+      filesExist(summaries.row(sessionId).projectDir, paths),
   }
   return withErrorCodes(handlers)
 }

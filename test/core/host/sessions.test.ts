@@ -750,6 +750,35 @@ describe('workspace/diff', () => {
   })
 })
 
+describe('project/files-exist', () => {
+  it('says which paths are files in the project now, and never looks outside it', async () => {
+    const created = await createSession()
+    mkdirSync(join(project, 'docs'))
+    writeFileSync(join(project, 'docs', 'report.md'), '# Report\n')
+    writeFileSync(join(project, 'gone.txt'), 'soon gone\n')
+    writeFileSync(join(base, 'secret.txt'), 'outside\n')
+    symlinkSync(join(base, 'secret.txt'), join(project, 'link-out.txt'))
+    symlinkSync(join(project, 'docs', 'report.md'), join(project, 'link-in.md'))
+    rmSync(join(project, 'gone.txt'))
+    const paths = [
+      'docs/report.md',
+      join(project, 'docs', 'report.md'),
+      'gone.txt',
+      'docs',
+      '../secret.txt',
+      join(base, 'secret.txt'),
+      'link-out.txt',
+      'link-in.md',
+    ]
+    expect(await ok('project/files-exist', { sessionId: created.id, paths })).toEqual({
+      exists: [true, true, false, false, false, false, false, true],
+    })
+    expect(await codeOf('project/files-exist', { sessionId: 'missing', paths: ['a'] })).toBe(
+      'NOT_FOUND',
+    )
+  })
+})
+
 describe('a real turn through the agent loop', () => {
   let h: LoopHarness | undefined
   let loopHost: Host | undefined

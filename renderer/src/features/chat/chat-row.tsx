@@ -39,7 +39,7 @@ export const ChatRow = memo(function ChatRow({ item, isSelected, actions, pendin
     case 'changes':
       return <ChangesCard api={actions.api} sessionId={actions.sessionId} item={item} />
     case 'deliverable':
-      return <DeliverableCard item={item} />
+      return <DeliverableCard api={actions.api} sessionId={actions.sessionId} item={item} />
     case 'error':
       return <ErrorRow item={item} />
     case 'turn-end':

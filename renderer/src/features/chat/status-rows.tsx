@@ -1,7 +1,9 @@
 import { memo } from 'react'
+import type { BridleApi } from '../../../../preload/contract'
 import type { DrawerPanel } from '../feed'
 import { errorHint, formatDuration, formatTokens, turnEndText } from './format'
 import type { ChatItem } from './items'
+import { useFilesExist } from './use-files-exist'
 
 type Item<K extends ChatItem['kind']> = Extract<ChatItem, { kind: K }>
 
@@ -119,20 +121,27 @@ export const CheckpointRow = memo(function CheckpointRow({
 })
 
 /**
- * Files the agent handed over (`present`). The renderer cannot see the file system and the
- * contract has no existence check, so every presented path is shown, even if deleted since.
+ * Files the agent handed over (`present`). A file deleted since is left out, and the card goes
+ * when none is left; until the project answers (or if it cannot), every path is shown.
  */
 export const DeliverableCard = memo(function DeliverableCard({
+  api,
+  sessionId,
   item,
 }: {
+  readonly api: BridleApi
+  readonly sessionId: string
   readonly item: Item<'deliverable'>
 }) {
+  const exists = useFilesExist(api, sessionId, item.paths)
+  const paths = item.paths.filter((path) => exists?.get(path) !== false)
+  if (paths.length === 0) return null
   return (
     <section className="deliverable" aria-label="Deliverables">
       <h3>Delivered</h3>
       {item.note !== undefined && <p>{item.note}</p>}
       <ul>
-        {item.paths.map((path) => (
+        {paths.map((path) => (
           <li key={path}>
             <code>{path}</code>
           </li>
