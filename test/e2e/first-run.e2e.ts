@@ -76,7 +76,10 @@ test('no endpoint: explains how to start a server, then connects an API endpoint
     defaultEndpoint: 'api',
   })
   expect(savedConfig(serve.home)).not.toHaveProperty('defaultModel')
-  expect(model.requests.some((r) => r.headers.authorization === `Bearer ${secret}`)).toBe(true)
+  // The layout changes as soon as the endpoint is saved; the test of it (with the key) follows.
+  await expect
+    .poll(() => model.requests.some((r) => r.headers.authorization === `Bearer ${secret}`))
+    .toBe(true)
   await page.getByRole('tab', { name: 'Settings' }).click()
   const card = page
     .getByRole('region', { name: 'Settings' })
