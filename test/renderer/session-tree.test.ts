@@ -5,7 +5,9 @@ import {
   buildSessionTree,
   formatAge,
   sessionTitle,
+  treeMove,
   upsertSessions,
+  visibleSessions,
 } from '../../renderer/src/state/session-tree'
 import { titleFrom } from '../../renderer/src/state/shell-actions'
 
@@ -96,5 +98,52 @@ describe('words', () => {
     const long = titleFrom('word '.repeat(30))
     expect(long.length).toBeLessThanOrEqual(61)
     expect(long.endsWith('…')).toBe(true)
+  })
+})
+
+describe('treeMove (the keyboard in the session tree)', () => {
+  // a (newest) with forks a1 (which has its own fork a1x) and a2; then b.
+  const tree = buildSessionTree([
+    session('a', { updatedAt: 10 }),
+    session('a1', { parentId: 'a', forkSeq: 3, updatedAt: 9 }),
+    session('a1x', { parentId: 'a1', forkSeq: 5, updatedAt: 8 }),
+    session('a2', { parentId: 'a', forkSeq: 4, updatedAt: 7 }),
+    session('b', { updatedAt: 1 }),
+  ])
+  const none = new Set<string>()
+  const ids = (folded: ReadonlySet<string>) =>
+    visibleSessions(tree, folded).map((row) => row.node.session.id)
+
+  it('Up and Down follow what is on screen; Home and End go to its ends', () => {
+    expect(ids(none)).toEqual(['a', 'a1', 'a1x', 'a2', 'b'])
+    expect(treeMove(tree, none, 'a1x', 'ArrowDown')).toEqual({ kind: 'focus', id: 'a2' })
+    expect(treeMove(tree, none, 'a2', 'ArrowUp')).toEqual({ kind: 'focus', id: 'a1x' })
+    expect(treeMove(tree, none, 'a1', 'End')).toEqual({ kind: 'focus', id: 'b' })
+    expect(treeMove(tree, none, 'b', 'Home')).toEqual({ kind: 'focus', id: 'a' })
+    expect(treeMove(tree, none, 'b', 'ArrowDown')).toBeUndefined()
+    expect(treeMove(tree, none, 'a', 'ArrowUp')).toBeUndefined()
+    // Folded forks are skipped.
+    expect(ids(new Set(['a1']))).toEqual(['a', 'a1', 'a2', 'b'])
+    expect(treeMove(tree, new Set(['a1']), 'a1', 'ArrowDown')).toEqual({ kind: 'focus', id: 'a2' })
+  })
+
+  it('Left folds, then goes to the parent; Right unfolds, then goes into the forks', () => {
+    expect(treeMove(tree, none, 'a1', 'ArrowLeft')).toEqual({
+      kind: 'fold',
+      id: 'a1',
+      isFolded: true,
+    })
+    expect(treeMove(tree, new Set(['a1']), 'a1', 'ArrowLeft')).toEqual({ kind: 'focus', id: 'a' })
+    expect(treeMove(tree, none, 'a1x', 'ArrowLeft')).toEqual({ kind: 'focus', id: 'a1' })
+    expect(treeMove(tree, none, 'b', 'ArrowLeft')).toBeUndefined()
+    expect(treeMove(tree, new Set(['a']), 'a', 'ArrowRight')).toEqual({
+      kind: 'fold',
+      id: 'a',
+      isFolded: false,
+    })
+    expect(treeMove(tree, none, 'a', 'ArrowRight')).toEqual({ kind: 'focus', id: 'a1' })
+    expect(treeMove(tree, none, 'b', 'ArrowRight')).toBeUndefined()
+    // A focused session that is gone (deleted meanwhile): the first one.
+    expect(treeMove(tree, none, 'gone', 'ArrowDown')).toEqual({ kind: 'focus', id: 'a' })
   })
 })

@@ -103,3 +103,69 @@ function latestActivity(node: SessionNode): number {
     node.session.updatedAt,
   )
 }
+
+/** A key the session tree moves by (the WAI-ARIA tree pattern's). */
+export type TreeKey = 'ArrowUp' | 'ArrowDown' | 'ArrowLeft' | 'ArrowRight' | 'Home' | 'End'
+
+/** What a key does in the tree: focus another session, or fold or unfold one. */
+export type TreeMove =
+  | { readonly kind: 'focus'; readonly id: string }
+  | { readonly kind: 'fold'; readonly id: string; readonly isFolded: boolean }
+
+interface Visible {
+  readonly node: SessionNode
+  readonly parent: SessionNode | undefined
+}
+
+/** The sessions on screen, top to bottom: a folded session's forks are not. */
+export function visibleSessions(
+  tree: readonly SessionNode[],
+  folded: ReadonlySet<string>,
+): readonly Visible[] {
+  const out: Visible[] = []
+  const walk = (nodes: readonly SessionNode[], parent: SessionNode | undefined) => {
+    for (const node of nodes) {
+      out.push({ node, parent })
+      if (!folded.has(node.session.id)) walk(node.children, node)
+    }
+  }
+  walk(tree, undefined)
+  return out
+}
+
+/**
+ * The tree's answer to `key` with session `fromId` focused: Up and Down move through what is on
+ * screen, Home and End to its ends; Right unfolds a folded session or enters its first fork,
+ * Left folds an unfolded one or goes up to its parent. Undefined when the key does nothing.
+ */
+export function treeMove(
+  tree: readonly SessionNode[],
+  folded: ReadonlySet<string>,
+  fromId: string,
+  key: TreeKey,
+): TreeMove | undefined {
+  const rows = visibleSessions(tree, folded)
+  const at = rows.findIndex((row) => row.node.session.id === fromId)
+  const here = rows[at]
+  const focus = (row: Visible | undefined): TreeMove | undefined =>
+    row === undefined || row === here ? undefined : { kind: 'focus', id: row.node.session.id }
+  if (here === undefined) return focus(rows[0])
+  const id = here.node.session.id
+  const hasForks = here.node.children.length > 0
+  switch (key) {
+    case 'ArrowDown':
+      return focus(rows[at + 1])
+    case 'ArrowUp':
+      return focus(rows[at - 1])
+    case 'Home':
+      return focus(rows[0])
+    case 'End':
+      return focus(rows.at(-1))
+    case 'ArrowRight':
+      if (!hasForks) return undefined
+      return folded.has(id) ? { kind: 'fold', id, isFolded: false } : focus(rows[at + 1])
+    case 'ArrowLeft':
+      if (hasForks && !folded.has(id)) return { kind: 'fold', id, isFolded: true }
+      return here.parent === undefined ? undefined : { kind: 'focus', id: here.parent.session.id }
+  }
+}

@@ -20,15 +20,21 @@ export function SessionRow({
   session,
   depth,
   fold,
+  isActive = true,
+  onFocus,
 }: {
   readonly session: SessionSummary
   readonly depth: number
   readonly fold?: FoldControl
+  /** The row Tab reaches in its tree (the others are reached with the arrow keys). */
+  readonly isActive?: boolean
+  readonly onFocus?: () => void
 }) {
   const isOpen = useShell((s) => s.feed?.sessionId === session.id)
   const openSession = useShell((s) => s.openSession)
   const [mode, setMode] = useState<Mode>('view')
   const title = sessionTitle(session)
+  const tabIndex = isActive ? 0 : -1
 
   return (
     <div
@@ -40,6 +46,7 @@ export function SessionRow({
         <button
           type="button"
           className="fold"
+          tabIndex={-1}
           aria-expanded={!fold.isFolded}
           aria-label={`${fold.isFolded ? 'Show' : 'Hide'} ${fold.count} fork(s) of ${title}`}
           onClick={fold.toggle}
@@ -57,8 +64,17 @@ export function SessionRow({
         <button
           type="button"
           className="session-open"
+          tabIndex={tabIndex}
           aria-current={isOpen ? 'true' : undefined}
+          aria-keyshortcuts="F2 Delete"
           onClick={() => void openSession(session.id)}
+          onFocus={onFocus}
+          onKeyDown={(event) => {
+            if (event.key === 'F2') setMode('rename')
+            else if (event.key === 'Delete') setMode('confirm-delete')
+            else return
+            event.preventDefault()
+          }}
         >
           <span className="session-title">
             {session.isRunning && <span className="running-dot" aria-label="running" />}
@@ -72,16 +88,18 @@ export function SessionRow({
           <button
             type="button"
             className="icon"
+            tabIndex={tabIndex}
             aria-label={`Rename ${title}`}
             title="Rename"
             onClick={() => setMode('rename')}
           >
             <PencilIcon />
           </button>
-          <ForkButton session={session} title={title} />
+          <ForkButton session={session} title={title} tabIndex={tabIndex} />
           <button
             type="button"
             className="icon"
+            tabIndex={tabIndex}
             aria-label={`Delete ${title}`}
             title="Move to trash"
             onClick={() => setMode('confirm-delete')}
@@ -104,15 +122,18 @@ export function SessionRow({
 function ForkButton({
   session,
   title,
+  tabIndex,
 }: {
   readonly session: SessionSummary
   readonly title: string
+  readonly tabIndex: number
 }) {
   const forkSession = useShell((s) => s.forkSession)
   return (
     <button
       type="button"
       className="icon"
+      tabIndex={tabIndex}
       aria-label={`Fork ${title} at its last event`}
       title="Fork at the last event"
       disabled={session.eventCount === 0 || session.isRunning}

@@ -1,12 +1,34 @@
-import { useMemo, useState } from 'react'
-import { buildSessionTree } from '../../state/session-tree'
-import type { SessionNode } from '../../state/session-tree'
+import { useMemo, useRef, useState } from 'react'
+import type { KeyboardEvent } from 'react'
+import { buildSessionTree, treeMove, visibleSessions } from '../../state/session-tree'
+import type { SessionNode, TreeKey } from '../../state/session-tree'
 import { useShell } from '../../state/shell-context'
 import { SessionRow } from './session-row'
 
+const TREE_KEYS: ReadonlySet<string> = new Set<TreeKey>([
+  'ArrowUp',
+  'ArrowDown',
+  'ArrowLeft',
+  'ArrowRight',
+  'Home',
+  'End',
+])
+
+/** What every row of the tree shares: folding, and which row holds the keyboard focus. */
+interface TreeState {
+  readonly folded: ReadonlySet<string>
+  readonly setFolded: (id: string, isFolded: boolean) => void
+  /** The one row reached with Tab (a roving tabindex); arrows move it. */
+  readonly activeId: string | undefined
+  readonly setActive: (id: string) => void
+}
+
 /**
  * The project's sessions with their forks nested under them. Branches start open; a branch
- * can be folded, and the open session is highlighted wherever it is.
+ * can be folded, and the open session is highlighted wherever it is. The keyboard moves as in
+ * a tree view: Tab enters at one session, Up and Down move, Right and Left unfold and fold (or
+ * go into the forks and back to the parent), Home and End; Enter opens, F2 renames, Delete
+ * moves to the trash.
  */
 export function SessionTree() {
   const sessions = useShell((s) => s.sessions)
@@ -14,7 +36,53 @@ export function SessionTree() {
   const isLoading = useShell((s) => s.sessionsLoading)
   const projectDir = useShell((s) => s.projectDir)
   const loadMore = useShell((s) => s.loadMoreSessions)
+  const openId = useShell((s) => s.feed?.sessionId)
   const tree = useMemo(() => buildSessionTree(sessions), [sessions])
+  const [folded, setFoldedSet] = useState<ReadonlySet<string>>(new Set())
+  // The last row focused, while the same session stays open: opening one moves the stop there.
+  const [focused, setFocused] = useState<{ id: string; openId: string | undefined }>()
+  const focusedId = focused?.openId === openId ? focused?.id : undefined
+  const setActive = (id: string) => setFocused({ id, openId })
+  const list = useRef<HTMLUListElement>(null)
+  const visible = visibleSessions(tree, folded)
+  const isVisible = (id: string | undefined) =>
+    id !== undefined && visible.some((row) => row.node.session.id === id)
+  // The row Tab reaches: the last one focused, else the open session, else the first.
+  const activeId = isVisible(focusedId)
+    ? focusedId
+    : isVisible(openId)
+      ? openId
+      : visible[0]?.node.session.id
+  const state: TreeState = {
+    folded,
+    setFolded: (id, isFolded) =>
+      setFoldedSet((old) => {
+        const next = new Set(old)
+        if (isFolded) next.add(id)
+        else next.delete(id)
+        return next
+      }),
+    activeId,
+    setActive,
+  }
+
+  const onKeyDown = (event: KeyboardEvent<HTMLUListElement>) => {
+    const target = event.target as HTMLElement
+    if (!TREE_KEYS.has(event.key) || !target.classList.contains('session-open')) return
+    const fromId = target.closest<HTMLElement>('[data-session-id]')?.dataset['sessionId']
+    if (fromId === undefined) return
+    const move = treeMove(tree, folded, fromId, event.key as TreeKey)
+    event.preventDefault()
+    if (move === undefined) return
+    if (move.kind === 'fold') {
+      state.setFolded(move.id, move.isFolded)
+      return
+    }
+    setActive(move.id)
+    list.current
+      ?.querySelector<HTMLElement>(`[data-session-id="${CSS.escape(move.id)}"] .session-open`)
+      ?.focus()
+  }
 
   if (projectDir === undefined) return null
   if (tree.length === 0) {
@@ -26,9 +94,10 @@ export function SessionTree() {
   }
   return (
     <>
-      <ul className="session-tree" aria-label="Session tree">
+      {/* The arrow keys of the session buttons inside are handled here. */}
+      <ul className="session-tree" aria-label="Session tree" ref={list} onKeyDown={onKeyDown}>
         {tree.map((node) => (
-          <TreeNode key={node.session.id} node={node} depth={0} />
+          <TreeNode key={node.session.id} node={node} depth={0} tree={state} />
         ))}
       </ul>
       {cursor !== null && (
@@ -45,22 +114,39 @@ export function SessionTree() {
   )
 }
 
-function TreeNode({ node, depth }: { readonly node: SessionNode; readonly depth: number }) {
-  const [isFolded, setFolded] = useState(false)
+function TreeNode({
+  node,
+  depth,
+  tree,
+}: {
+  readonly node: SessionNode
+  readonly depth: number
+  readonly tree: TreeState
+}) {
+  const id = node.session.id
+  const isFolded = tree.folded.has(id)
   const hasChildren = node.children.length > 0
   return (
     <li className="tree-node">
       <SessionRow
         session={node.session}
         depth={depth}
+        isActive={tree.activeId === id}
+        onFocus={() => tree.setActive(id)}
         {...(hasChildren
-          ? { fold: { isFolded, toggle: () => setFolded(!isFolded), count: node.children.length } }
+          ? {
+              fold: {
+                isFolded,
+                toggle: () => tree.setFolded(id, !isFolded),
+                count: node.children.length,
+              },
+            }
           : {})}
       />
       {hasChildren && !isFolded && (
         <ul className="tree-children" aria-label={`Forks of ${node.session.title ?? 'session'}`}>
           {node.children.map((child) => (
-            <TreeNode key={child.session.id} node={child} depth={depth + 1} />
+            <TreeNode key={child.session.id} node={child} depth={depth + 1} tree={tree} />
           ))}
         </ul>
       )}

@@ -3,6 +3,7 @@ import { shortcutLabel } from '../shell/shortcuts'
 import { ProjectPicker } from './project-picker'
 import { SearchBox, SearchResults } from './search'
 import { SessionTree } from './session-tree'
+import { Trash } from './trash'
 
 /** The left side: which project, a new session, search, and the project's sessions as a tree. */
 export function Sidebar() {
@@ -25,6 +26,7 @@ export function Sidebar() {
       <div className="sidebar-scroll">
         {query.trim() === '' ? <SessionTree /> : <SearchResults />}
       </div>
+      <Trash />
     </aside>
   )
 }
