@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react'
 import { useShellContext } from '../../state/shell-context'
 import { AppInfoPanel } from '../about/app-info-panel'
-import { SHORTCUTS } from '../shell/shortcuts'
+import { SHORTCUTS, TREE_SHORTCUTS } from '../shell/shortcuts'
 
 /**
  * The keyboard shortcuts and what this Bridle is (version, data folder, transport). A modal
@@ -34,7 +34,7 @@ export function HelpOverlay({ onClose }: { readonly onClose: () => void }) {
         <h3>Keyboard shortcuts</h3>
         <table className="shortcuts">
           <tbody>
-            {SHORTCUTS.map((shortcut) => (
+            {[...SHORTCUTS, ...TREE_SHORTCUTS].map((shortcut) => (
               <tr key={shortcut.keys}>
                 <td>
                   <kbd>{shortcut.keys}</kbd>

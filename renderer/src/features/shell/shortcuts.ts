@@ -29,6 +29,13 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: '? or F1', what: 'This help' },
 ]
 
+/** Keys of the session tree, bound by the tree itself (sessions/session-tree.tsx). */
+export const TREE_SHORTCUTS: readonly Shortcut[] = [
+  { keys: '↑ ↓ Home End', what: 'Session tree: move between sessions' },
+  { keys: '→ ←', what: 'Session tree: show or hide forks, go into them or back to the parent' },
+  { keys: 'F2 / Delete', what: 'Session tree: rename / move to the trash' },
+]
+
 export const SEARCH_INPUT_ID = 'session-search'
 
 interface ShortcutOptions {
