@@ -505,7 +505,7 @@ export const methods = {
   },
   'project/files-exist': {
     description:
-      "Whether each path (relative to the session's project folder, or absolute) is a file there now. A path outside the folder, also through a symlink, is reported as not there.",
+      "Whether each path (relative to the session's project folder, or absolute) is a file or folder there now (what present accepts). A path outside the folder, also through a symlink, is reported as not there.",
     params: z
       .object({
         sessionId: Id,

@@ -77,8 +77,9 @@ test('no endpoint: explains how to start a server, then connects an API endpoint
   })
   expect(savedConfig(serve.home)).not.toHaveProperty('defaultModel')
   // The layout changes as soon as the endpoint is saved; the test of it (with the key) follows.
+  const server = model
   await expect
-    .poll(() => model.requests.some((r) => r.headers.authorization === `Bearer ${secret}`))
+    .poll(() => server.requests.some((r) => r.headers.authorization === `Bearer ${secret}`))
     .toBe(true)
   await page.getByRole('tab', { name: 'Settings' }).click()
   const card = page

@@ -751,7 +751,7 @@ describe('workspace/diff', () => {
 })
 
 describe('project/files-exist', () => {
-  it('says which paths are files in the project now, and never looks outside it', async () => {
+  it('says which paths are files or folders in the project now, and never looks outside it', async () => {
     const created = await createSession()
     mkdirSync(join(project, 'docs'))
     writeFileSync(join(project, 'docs', 'report.md'), '# Report\n')
@@ -759,6 +759,7 @@ describe('project/files-exist', () => {
     writeFileSync(join(base, 'secret.txt'), 'outside\n')
     symlinkSync(join(base, 'secret.txt'), join(project, 'link-out.txt'))
     symlinkSync(join(project, 'docs', 'report.md'), join(project, 'link-in.md'))
+    symlinkSync(base, join(project, 'up'))
     rmSync(join(project, 'gone.txt'))
     const paths = [
       'docs/report.md',
@@ -769,9 +770,13 @@ describe('project/files-exist', () => {
       join(base, 'secret.txt'),
       'link-out.txt',
       'link-in.md',
+      'docs/../../secret.txt',
+      'docs/report.md/x',
+      'up/secret.txt',
+      'up',
     ]
     expect(await ok('project/files-exist', { sessionId: created.id, paths })).toEqual({
-      exists: [true, true, false, false, false, false, false, true],
+      exists: [true, true, false, true, false, false, false, true, false, false, false, false],
     })
     expect(await codeOf('project/files-exist', { sessionId: 'missing', paths: ['a'] })).toBe(
       'NOT_FOUND',

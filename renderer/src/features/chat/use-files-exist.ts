@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react'
 import type { BridleApi } from '../../../../preload/contract'
 
 /**
- * Which of `paths` are files in the session's project now (`project/files-exist`), asked once per
+ * Which of `paths` exist (file or folder) in the session's project now (`project/files-exist`), asked once per
  * mount, so a card scrolled back into view or a session reopened asks again. Undefined until the
  * answer comes, and when the bridge fails: then nothing is hidden on a guess.
  */
