@@ -4,7 +4,8 @@
  * probe that moves a scroller once per animation frame and returns the frame times.
  */
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
@@ -97,4 +98,45 @@ export async function scrollFrameTimes(
     return times
   })(${JSON.stringify({ selector, mode })})`
   return page.evaluate<number[]>(probe)
+}
+
+/**
+ * A fresh data folder and project that `write` fills, `bridle serve` on them, and a 1600x1000
+ * page of the app for `body`; everything is stopped and removed afterwards.
+ */
+export async function withBenchApp<T>(
+  name: string,
+  write: (home: string, project: string) => void,
+  body: (page: Page) => Promise<T>,
+): Promise<T> {
+  const home = mkdtempSync(join(tmpdir(), `bridle-bench-${name}-`))
+  // The real path: serve opens the project by it, and the sidebar lists its sessions by it.
+  const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-bench-project-')))
+  try {
+    write(home, project)
+    const serve = await startServe(home, project)
+    const browser = await launchBrowser()
+    try {
+      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } })
+      await page.goto(serve.url)
+      return await body(page)
+    } finally {
+      await browser.close()
+      serve.stop()
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true })
+    rmSync(project, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Opens the session in the sidebar. The tree names a session by its summary's title, which a
+ * session written straight into the log may not have yet: then it is "Untitled session".
+ */
+export async function clickSession(page: Page, title: string): Promise<void> {
+  await page
+    .getByRole('button', { name: new RegExp(`^(${title}|Untitled session)`) })
+    .first()
+    .click({ timeout: 20_000 })
 }

@@ -9,12 +9,9 @@
  * `bridle serve` in Debian's Chromium, waits for the history to load, then scrolls the chat from
  * the top to the end: as a scroll-bar drag, and as a held wheel over its first screens.
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Session } from '../../main/core/log/index.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
-import { launchBrowser, scrollFrameTimes, startServe } from './browser.js'
+import { clickSession, scrollFrameTimes, withBenchApp } from './browser.js'
 import type { ScrollMode } from './browser.js'
 import { figure, frameFigures, printFigures } from './figures.js'
 import type { Figure } from './figures.js'
@@ -98,21 +95,11 @@ function writeSession(home: string, project: string, messages: number): void {
 }
 
 export async function benchChat(messages = 10_000): Promise<Figure[]> {
-  const home = mkdtempSync(join(tmpdir(), 'bridle-bench-chat-'))
-  // The real path: serve opens the project by it, and the sidebar lists its sessions by it.
-  const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-bench-project-')))
-  const figures: Figure[] = []
-  writeSession(home, project, messages)
-  const serve = await startServe(home, project)
-  const browser = await launchBrowser()
-  try {
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } })
-    await page.goto(serve.url)
+  const write = (home: string, project: string) => writeSession(home, project, messages)
+  return withBenchApp('chat', write, async (page) => {
+    const figures: Figure[] = []
     const openAt = Date.now()
-    await page
-      .getByRole('button', { name: new RegExp(`^(${TITLE}|Untitled session)`) })
-      .first()
-      .click({ timeout: 20_000 })
+    await clickSession(page, TITLE)
     await page.locator('[role="log"][aria-busy="false"]').waitFor({ timeout: 300_000 })
     await page.locator('.chat-row').first().waitFor()
     figures.push(figure(`chat: open a ${messages}-message session`, Date.now() - openAt, 'ms'))
@@ -125,13 +112,8 @@ export async function benchChat(messages = 10_000): Promise<Figure[]> {
       figures.push(...frameFigures(`chat: scroll (${label})`, times))
     }
     await page.screenshot({ path: 'test-results/bench-chat.png' })
-  } finally {
-    await browser.close()
-    serve.stop()
-    rmSync(home, { recursive: true, force: true })
-    rmSync(project, { recursive: true, force: true })
-  }
-  return figures
+    return figures
+  })
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {

@@ -9,12 +9,9 @@
  * the Timeline tab to the first row, (2) frame times while the table scrolls end to end, (3) frame
  * times while it jumps to random places (windows are fetched on the way, rows show "…" until then).
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Session } from '../../main/core/log/index.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
-import { launchBrowser, scrollFrameTimes, startServe } from './browser.js'
+import { clickSession, scrollFrameTimes, withBenchApp } from './browser.js'
 import type { ScrollMode } from './browser.js'
 import { figure, frameFigures, printFigures } from './figures.js'
 import type { Figure } from './figures.js'
@@ -57,7 +54,7 @@ function appendTurn(session: Session, n: number, headerSeq: number): void {
   session.append('turn/end', { reason: 'completed' })
 }
 
-export function writeSessionForBench(home: string, project: string, events: number): void {
+function writeSession(home: string, project: string, events: number): void {
   const store = openStore(databasePath(home))
   const session = Session.create(store, { projectDir: project })
   session.append('session/title', { title: TITLE })
@@ -79,24 +76,15 @@ export function writeSessionForBench(home: string, project: string, events: numb
 }
 
 export async function benchInspector(events = 200_000): Promise<Figure[]> {
-  const home = mkdtempSync(join(tmpdir(), 'bridle-bench-inspector-'))
-  // The real path: serve opens the project by it, and the sidebar lists its sessions by it.
-  const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-bench-project-')))
   const figures: Figure[] = []
-  const started = performance.now()
-  writeSessionForBench(home, project, events)
-  figures.push(figure(`write a ${events}-event session`, performance.now() - started, 'ms'))
-  const serve = await startServe(home, project)
-  const browser = await launchBrowser()
-  try {
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } })
-    await page.goto(serve.url)
-    // The tree names a session by its summary's title; an event-written title may not be there.
+  const write = (home: string, project: string) => {
+    const started = performance.now()
+    writeSession(home, project, events)
+    figures.push(figure(`write a ${events}-event session`, performance.now() - started, 'ms'))
+  }
+  return withBenchApp('inspector', write, async (page) => {
     const openAt = Date.now()
-    await page
-      .getByRole('button', { name: new RegExp(`^(${TITLE}|Untitled session)`) })
-      .first()
-      .click({ timeout: 20_000 })
+    await clickSession(page, TITLE)
     // The Timeline tab at once, while the chat is still reading the history: the inspector's
     // first rows must not wait for it.
     const tabAt = Date.now()
@@ -120,13 +108,8 @@ export async function benchInspector(events = 200_000): Promise<Figure[]> {
       const times = await scrollFrameTimes(page, '[data-testid="timeline-scroll"]', mode)
       figures.push(...frameFigures(`inspector: scroll (${label})`, times))
     }
-  } finally {
-    await browser.close()
-    serve.stop()
-    rmSync(home, { recursive: true, force: true })
-    rmSync(project, { recursive: true, force: true })
-  }
-  return figures
+    return figures
+  })
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
