@@ -4,7 +4,7 @@
  */
 import { isForwardedEventType } from '../../../preload/contract.js'
 import type { EventDto, NotificationOf, TopicName } from '../../../preload/contract.js'
-import { Session } from '../log/index.js'
+import { countsAsMessage, Session } from '../log/index.js'
 import type { LogEvent } from '../log/index.js'
 import type { Store } from '../store/index.js'
 import { StoreError } from '../store/index.js'
@@ -33,10 +33,7 @@ export function eventDto(event: LogEvent): EventDto {
   return { seq, type, v, turn, step, at, data }
 }
 
-/** The events a session's message count counts: the user's words and the answers. */
-const isCounted = (event: LogEvent): boolean =>
-  event.type === 'assistant/message' ||
-  (event.type === 'user/message' && event.data.kind === 'input')
+const isCounted = (event: LogEvent): boolean => countsAsMessage(event.type, event.data)
 
 export class OpenSessions<Extra extends object> {
   private readonly open = new Map<string, { readonly session: Session; readonly extra: Extra }>()

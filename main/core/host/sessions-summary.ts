@@ -1,9 +1,7 @@
 import type { SessionSummary } from '../../../preload/contract.js'
+import { countsAsMessage } from '../log/index.js'
 import type { SessionRow, Store } from '../store/index.js'
 import { HostError } from './host.js'
-
-/** The event types the store counts as messages (`SessionRow.messageCount`). */
-const MESSAGE_TYPES = ['user/message', 'assistant/message'] as const
 
 /**
  * Turns store rows into the bridge's SessionSummary. What it adds is read cheaply and cached,
@@ -67,12 +65,25 @@ export class SessionSummaries {
     if (row.parentId === null || row.forkSeq === null) return 0
     const cached = this.inherited.get(row.id)
     if (cached !== undefined) return cached
-    const count = this.store.countEvents(row.parentId, {
+    // Answers by the index; the user's messages read, to leave the harness's context out.
+    const answers = this.store.countEvents(row.parentId, {
       toSeq: row.forkSeq,
-      types: MESSAGE_TYPES,
+      types: ['assistant/message'],
     })
+    const inputs = this.store
+      .readEvents(row.parentId, { toSeq: row.forkSeq, types: ['user/message'] })
+      .filter((event) => countsAsMessage(event.type, parsedData(event.data))).length
+    const count = answers + inputs
     this.inherited.set(row.id, count)
     return count
+  }
+}
+
+function parsedData(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown
+  } catch {
+    return undefined
   }
 }
 

@@ -360,3 +360,16 @@ export const MODEL_VISIBLE: ReadonlySet<EventType> = new Set<EventType>([
 ])
 
 export const isEventType = (type: string): type is EventType => Object.hasOwn(eventData, type)
+
+/**
+ * Whether an event is one of the "messages" a session's count counts: the user's own words and
+ * the model's answers, not the context the harness adds (date, git status) before a turn.
+ * `data` may be a stored row's raw payload, where an old `user/message` has no `kind`.
+ */
+export function countsAsMessage(type: string, data: unknown): boolean {
+  if (type === 'assistant/message') return true
+  if (type !== 'user/message') return false
+  const kind =
+    typeof data === 'object' && data !== null ? (data as { kind?: unknown }).kind : undefined
+  return kind === undefined || kind === 'input'
+}

@@ -3,6 +3,7 @@ import type { EventRow, SessionRow, Store } from '../store/types.js'
 import { StoreError } from '../store/types.js'
 import { buildEvent } from './build.js'
 import { LogError } from './errors.js'
+import { countsAsMessage } from './events.js'
 import type { EventDataInput, EventType, LogEvent, LogEventOf, SessionId } from './events.js'
 import { Lifecycle } from './lifecycle.js'
 import { MessageCache, systemMessageOf } from './messages.js'
@@ -231,7 +232,7 @@ export class Session {
     this.applyProjections(event, batch)
     batch.rows.push(eventToRow(this.id, event, built.text))
     batch.events.push(event)
-    if (event.type === 'user/message' || event.type === 'assistant/message') batch.messages++
+    if (countsAsMessage(event.type, event.data)) batch.messages++
     this.scheduleCommit()
     return built.event
   }

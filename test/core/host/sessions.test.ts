@@ -352,6 +352,20 @@ describe('session/list', () => {
 })
 
 describe('session/fork and session/tree', () => {
+  it("counts the user's words and the answers as messages, not the context the harness adds", async () => {
+    const parent = await createSession('counted')
+    withWriter(parent.id, (session) => {
+      session.append('turn/start', {})
+      session.append('user/message', { content: 'Date: today', kind: 'context' })
+      session.append('turn/end', { reason: 'completed' })
+      appendTurn(session, 'a question')
+    })
+    expect((await ok('session/get', { sessionId: parent.id })).session.messageCount).toBe(2)
+    const length = (await allEvents(parent.id)).length
+    const fork = await ok('session/fork', { sessionId: parent.id, atSeq: length })
+    expect(fork.messageCount).toBe(2)
+  })
+
   it('forks at a turn boundary and inside a turn; the tree shows both under the parent', async () => {
     writeFileSync(join(home, 'config.json'), JSON.stringify({ defaultModel: 'qwen3:8b' }))
     const parent = await createSession('parent')
