@@ -203,15 +203,20 @@ test('lists every event, filters by tool/call, shows JSON, overlapping reads, re
   expect(consoleErrors).toEqual([])
 })
 
-test('a selection from outside scrolls the table to that row and highlights it', async ({
-  page,
-}) => {
+/** One turn with two parallel reads, then the Timeline tab: its region and its table. */
+async function timelineAfterTurn(page: Page) {
   await page.setViewportSize({ width: 1500, height: 900 })
   await page.goto(app.url)
   await runTurn(page, 'Read both')
   await page.getByRole('tab', { name: 'Timeline' }).click()
   const timeline = page.getByRole('region', { name: 'Timeline' })
-  const table = timeline.getByRole('table', { name: 'Events' })
+  return { timeline, table: timeline.getByRole('table', { name: 'Events' }) }
+}
+
+test('a selection from outside scrolls the table to that row and highlights it', async ({
+  page,
+}) => {
+  const { timeline, table } = await timelineAfterTurn(page)
   // Select in the Gantt (another view of the panel): back in the table, the row is selected.
   await timeline.getByRole('tab', { name: 'Gantt' }).click()
   const bar = timeline.locator('[data-testid="gantt-bar"][data-kind="tool"]').nth(1)
@@ -228,12 +233,7 @@ test('a selection from outside scrolls the table to that row and highlights it',
 test('"Fork from here" on an event opens a fork whose history ends with that event', async ({
   page,
 }) => {
-  await page.setViewportSize({ width: 1500, height: 900 })
-  await page.goto(app.url)
-  await runTurn(page, 'Read both')
-  await page.getByRole('tab', { name: 'Timeline' }).click()
-  const timeline = page.getByRole('region', { name: 'Timeline' })
-  const table = timeline.getByRole('table', { name: 'Events' })
+  const { timeline, table } = await timelineAfterTurn(page)
   // The first tool result: inside the turn, so the fork closes the turn it cuts.
   const result = table.locator('[role="row"][data-type="tool/result"]').first()
   const seq = Number(await result.getAttribute('data-seq'))

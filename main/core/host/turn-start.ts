@@ -48,10 +48,7 @@ export async function recordFailedStart(
   input: { readonly requestId: string; readonly text: string },
   failure: AgentUnavailable,
 ): Promise<void> {
-  recordUnstarted(session, input, () => {
-    session.append('error', { scope: 'turn', code: failure.logCode, message: failure.message })
-    return 'error'
-  })
+  recordUnstarted(session, input, 'error', failure)
   await session.flush()
 }
 
@@ -60,19 +57,23 @@ export async function recordCancelledStart(
   session: Session,
   input: { readonly requestId: string; readonly text: string },
 ): Promise<void> {
-  recordUnstarted(session, input, () => 'cancelled')
+  recordUnstarted(session, input, 'cancelled')
   await session.flush()
 }
 
 function recordUnstarted(
   session: Session,
   input: { readonly requestId: string; readonly text: string },
-  why: () => 'error' | 'cancelled',
+  reason: 'error' | 'cancelled',
+  failure?: AgentUnavailable,
 ): void {
   session.append('inbox/queued', { requestId: input.requestId, message: input.text, wake: true })
   session.append('turn/start', {})
   session.append('inbox/claimed', { requestIds: [input.requestId] })
-  session.append('turn/end', { reason: why() })
+  if (failure) {
+    session.append('error', { scope: 'turn', code: failure.logCode, message: failure.message })
+  }
+  session.append('turn/end', { reason })
 }
 
 function messageOf(error: unknown): string {

@@ -192,14 +192,15 @@ describe('settings/get and settings/update', () => {
 
   it("refuses a project's default endpoint that does not exist, at the project's field", async () => {
     await start()
+    const project = join(home, 'app')
     const error = await failure('settings/update', {
       config: {
         endpoints: { local: { baseUrl: 'http://127.0.0.1:11434/v1' } },
-        projects: { '/work/app': { endpoint: 'studio', model: 'gemma-3' } },
+        projects: { [project]: { endpoint: 'studio', model: 'gemma-3' } },
       },
     })
     expect(error.fields).toEqual([
-      { path: 'projects./work/app.endpoint', message: expect.stringContaining('local') },
+      { path: `projects.${project}.endpoint`, message: expect.stringContaining('local') },
     ])
     expect(existsSync(configFile())).toBe(false)
   })
