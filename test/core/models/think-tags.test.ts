@@ -7,17 +7,19 @@ function run(fragments: readonly string[]): { text: string; reasoning: string } 
   const pieces: ContentPiece[] = []
   for (const fragment of fragments) pieces.push(...splitter.push(fragment))
   pieces.push(...splitter.flush())
-  for (const piece of pieces) expect(piece.text).not.toBe('')
-  return {
-    text: pieces
-      .filter((p) => p.kind === 'text')
-      .map((p) => p.text)
-      .join(''),
-    reasoning: pieces
-      .filter((p) => p.kind === 'reasoning')
-      .map((p) => p.text)
-      .join(''),
+  let text = ''
+  let reasoning = ''
+  for (const piece of pieces) {
+    if (piece.kind === 'retract') {
+      reasoning += text
+      text = ''
+      continue
+    }
+    expect(piece.text).not.toBe('')
+    if (piece.kind === 'text') text += piece.text
+    else reasoning += piece.text
   }
+  return { text, reasoning }
 }
 
 const SAMPLE =
@@ -54,6 +56,21 @@ describe('ThinkTagSplitter', () => {
   it('leaves a tag that does not open the content as text', () => {
     const text = 'Use the <think> tag like this: <think>x</think>'
     expect(run([text])).toEqual({ text, reasoning: '' })
+  })
+
+  it('takes everything before a lone </think> as reasoning (a template opened the block)', () => {
+    const sample = 'The user wants a greeting.\nSay hi.\n</think>\n\nHello!'
+    const expected = { reasoning: 'The user wants a greeting.\nSay hi.\n', text: 'Hello!' }
+    for (let at = 0; at <= sample.length; at++) {
+      expect(run([sample.slice(0, at), sample.slice(at)]), `split at ${at}`).toEqual(expected)
+    }
+    expect(run(Array.from(sample))).toEqual(expected)
+  })
+
+  it('leaves a lone </think> as text when told the template never opens one', () => {
+    const splitter = new ThinkTagSplitter({ unopened: false })
+    const pieces = [...splitter.push('a </think> b'), ...splitter.flush()]
+    expect(pieces).toEqual([{ kind: 'text', text: 'a </think> b' }])
   })
 
   it('keeps plain content, and a lone partial tag, as text', () => {

@@ -1,0 +1,179 @@
+/**
+ * Finds tool calls written as text while the reply streams (see text-calls.ts for the formats).
+ * Prose streams through at once; from the first place where a call may start, the text is held
+ * back, so that call markup never shows as answer text. What is held is released as soon as it
+ * is clearly not a call (a JSON object whose first key is not one calls use, a fence in another
+ * language), or parsed at the end of the reply into prose and calls.
+ *
+ * Holding is cheap for prose: a candidate must be a marker (`<tool_call>`, `[TOOL_CALLS]`, ...),
+ * or `{`, `[` or a fence at the start of a line; anything else passes through, keeping back at
+ * most a possible partial marker.
+ */
+import {
+  TEXT_CALL_MARKERS,
+  checkCallOpening,
+  isJsonFenceInfo,
+  jsonValueEnd,
+  parseTextCalls,
+  readFence,
+} from './text-calls.js'
+import type { TextSegment } from './text-calls.js'
+
+export class TextCallStream {
+  /** Text received and not emitted: a possible partial marker, or everything since a candidate. */
+  private held = ''
+  /** Whether `held` starts at a candidate (and stays held to the end or until refuted). */
+  private isHolding = false
+  /** Whether the next character received starts a line (nothing emitted yet counts). */
+  private atLineStart = true
+
+  constructor(private readonly toolNames: ReadonlySet<string>) {}
+
+  /** Takes a streamed fragment; returns the text that can be shown now. */
+  push(fragment: string): string {
+    this.held += fragment
+    let out = ''
+    for (;;) {
+      if (this.isHolding) {
+        const verdict = this.judgeHeld()
+        if (verdict === 'hold') return out
+        // Refuted: the candidate's text up to `verdict` is prose; look again after it.
+        out += this.release(verdict)
+        this.isHolding = false
+        continue
+      }
+      const found = this.findCandidate()
+      if (found === undefined) {
+        const keep = this.partialTail()
+        out += this.release(this.held.length - keep)
+        return out
+      }
+      out += this.release(found)
+      this.isHolding = true
+    }
+  }
+
+  /**
+   * The reply ended: what was held, as prose and calls in their order. Without a call in it,
+   * one text segment (or none).
+   */
+  finish(): TextSegment[] {
+    const held = this.held
+    this.held = ''
+    this.isHolding = false
+    if (held === '') return []
+    return parseTextCalls(held, this.toolNames) ?? [{ kind: 'text', text: held }]
+  }
+
+  /** The reply failed: whatever was held, as text. */
+  flush(): string {
+    const held = this.held
+    this.held = ''
+    this.isHolding = false
+    return held
+  }
+
+  /** Emits `count` characters of what is held. */
+  private release(count: number): string {
+    if (count <= 0) return ''
+    const text = this.held.slice(0, count)
+    this.held = this.held.slice(count)
+    this.atLineStart = text.endsWith('\n') || (this.atLineStart && text.trim() === '')
+    return text
+  }
+
+  /** Where in `held` the first candidate starts, if one does. */
+  private findCandidate(): number | undefined {
+    const text = this.held
+    let best: number | undefined
+    for (const marker of TEXT_CALL_MARKERS) {
+      const at = text.indexOf(marker)
+      if (at >= 0 && (best === undefined || at < best)) best = at
+    }
+    let lineStart = this.atLineStart ? 0 : text.indexOf('\n') + 1
+    while (lineStart > 0 || (lineStart === 0 && this.atLineStart)) {
+      if (best !== undefined && lineStart >= best) break
+      let at = lineStart
+      while (text[at] === ' ' || text[at] === '\t') at++
+      const char = text[at]
+      if (char === '{' || char === '[' || text.startsWith('```', at)) {
+        if (best === undefined || at < best) best = at
+        break
+      }
+      const next = text.indexOf('\n', lineStart)
+      if (next < 0) break
+      lineStart = next + 1
+    }
+    return best
+  }
+
+  /**
+   * How much at the end of `held` must wait for more text: a partial marker, or the beginning
+   * of a line that may still become `{`, `[` or a fence.
+   */
+  private partialTail(): number {
+    const text = this.held
+    let keep = 0
+    for (const marker of TEXT_CALL_MARKERS) {
+      for (let length = Math.min(marker.length - 1, text.length); length > keep; length--) {
+        if (text.endsWith(marker.slice(0, length))) {
+          keep = length
+          break
+        }
+      }
+    }
+    const lineStart = text.lastIndexOf('\n') + 1
+    const lastLine = text.slice(lineStart)
+    const couldOpen =
+      (lineStart > 0 || this.atLineStart) &&
+      (lastLine.trim() === '' || '```'.startsWith(lastLine.trim()))
+    if (couldOpen) keep = Math.max(keep, lastLine.length)
+    return keep
+  }
+
+  /** `hold`, or how many characters of `held` turned out to be prose. */
+  private judgeHeld(): 'hold' | number {
+    const text = this.held
+    const start = text.search(/\S/)
+    if (start < 0) return 'hold'
+    if (TEXT_CALL_MARKERS.some((marker) => text.startsWith(marker, start))) {
+      return text.startsWith('<function=', start) ? this.judgeFunctionTag(start) : 'hold'
+    }
+    if (TEXT_CALL_MARKERS.some((marker) => marker.startsWith(text.slice(start)))) return 'hold'
+    if (text.startsWith('```', start)) return this.judgeFence(start)
+    if ('```'.startsWith(text.slice(start))) return 'hold'
+    const opening = checkCallOpening(text, start)
+    if (opening === 'more') return 'hold'
+    if (opening === 'no') return start + 1
+    // Opens like a call: wait for the value to close, then decide on the whole of it.
+    const end = jsonValueEnd(text, start)
+    if (end >= text.length && !this.closesAt(text, start, end)) return 'hold'
+    return parseTextCalls(text.slice(0, end), this.toolNames) === undefined ? end : 'hold'
+  }
+
+  private judgeFence(start: number): 'hold' | number {
+    const fence = readFence(this.held, start)
+    if (fence === undefined) return 'hold'
+    if (!isJsonFenceInfo(fence.info)) return fence.isClosed ? fence.end : start + 3
+    const opening = checkCallOpening(fence.body, 0)
+    if (opening === 'no') return fence.isClosed ? fence.end : start + 3
+    if (!fence.isClosed) return 'hold'
+    return parseTextCalls(this.held.slice(0, fence.end), this.toolNames) === undefined
+      ? fence.end
+      : 'hold'
+  }
+
+  /** `<function=NAME>` is a call only when NAME is an offered tool. */
+  private judgeFunctionTag(start: number): 'hold' | number {
+    const nameAt = start + '<function='.length
+    const close = this.held.indexOf('>', nameAt)
+    if (close < 0) return this.held.length - nameAt > 64 ? start + 1 : 'hold'
+    return this.toolNames.has(this.held.slice(nameAt, close).trim()) ? 'hold' : start + 1
+  }
+
+  /** Whether the JSON value from `start` really closed at `end` (rather than running out). */
+  private closesAt(text: string, start: number, end: number): boolean {
+    const last = text[end - 1]
+    return end > start && (last === '}' || last === ']') && jsonValueEnd(text, start) === end
+  }
+}
