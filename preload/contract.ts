@@ -167,6 +167,13 @@ export const ModelInfo = z.object({
   id: z.string().min(1),
   /** The window in tokens, when the server says or config sets it. */
   contextWindow: z.number().int().positive().optional(),
+  /**
+   * `server`: the window the server runs; `default`: a server default assumed (Ollama);
+   * `advertised`: a trained length or maximum the server may not run; `configured`: config.json.
+   */
+  contextSource: z.enum(['server', 'default', 'advertised', 'configured']).optional(),
+  /** What the model was trained for, when it differs from the window. */
+  trainedContext: z.number().int().positive().optional(),
   /** Whether the model advertises tool calling; absent when unknown. */
   supportsTools: z.boolean().optional(),
 })
@@ -564,7 +571,8 @@ export const notifications = {
     sessionId: Id,
     turn: z.number().int().positive(),
     step: z.number().int().positive(),
-    kind: z.enum(['text', 'reasoning']),
+    /** `text-is-reasoning`: what streamed as text so far in this step was reasoning. */
+    kind: z.enum(['text', 'reasoning', 'text-is-reasoning']),
     text: z.string(),
   }),
   /** A tool call waits for the user's answer (`approval/respond`). */

@@ -5,6 +5,23 @@
  */
 import { z } from 'zod'
 
+/**
+ * How Bridle talks to a server or model, when what it detects is wrong: which API (`ollama`:
+ * Ollama's native one, which can set the window), how tools are passed (`text`: described in the
+ * prompt, calls read from the text), whether `stream_options` is sent, whether reasoning is sent
+ * back (DeepSeek's thinking mode), whether a lone `</think>` ends reasoning.
+ */
+export const ProfileOverride = z
+  .object({
+    api: z.enum(['openai', 'ollama']).optional(),
+    toolCalls: z.enum(['native', 'native-nonstream', 'text']).optional(),
+    streamUsage: z.boolean().optional(),
+    replayReasoning: z.boolean().optional(),
+    unopenedThink: z.boolean().optional(),
+  })
+  .strict()
+export type ProfileOverride = z.infer<typeof ProfileOverride>
+
 export const Endpoint = z
   .object({
     /** The OpenAI-compatible base URL, e.g. `http://127.0.0.1:11434/v1`. */
@@ -16,10 +33,18 @@ export const Endpoint = z
       .optional(),
     /** Seconds without a byte before a stream counts as stalled. */
     idleTimeoutSeconds: z.number().positive().max(3600).optional(),
+    /** Overrides what Bridle detects about this server. */
+    profile: ProfileOverride.optional(),
     models: z
       .record(
         z.string(),
-        z.object({ contextWindow: z.number().int().positive().optional() }).strict(),
+        z
+          .object({
+            /** The window to plan for; on Ollama, also the window Bridle asks it to run (num_ctx). */
+            contextWindow: z.number().int().positive().optional(),
+            profile: ProfileOverride.optional(),
+          })
+          .strict(),
       )
       .optional(),
   })

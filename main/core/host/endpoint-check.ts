@@ -4,15 +4,7 @@
  * already name the endpoint without credentials and never contain the key.
  */
 import type { ModelError } from '../models/types.js'
-import { describeEndpoint } from '../models/model-errors.js'
-
-/** How to start the server that usually listens on a port. */
-const START_HINT_BY_PORT: Readonly<Record<number, string>> = {
-  11434: 'is Ollama running? (ollama serve)',
-  1234: "is LM Studio's local server running? (lms server start, or Developer > Start Server)",
-  8080: 'is the llama.cpp server running? (llama-server -m MODEL.gguf)',
-  8000: 'is vLLM running? (vllm serve MODEL)',
-}
+import { describeEndpoint, START_HINT_BY_PORT } from '../models/model-errors.js'
 
 export interface CheckContext {
   readonly baseUrl: string
@@ -29,8 +21,8 @@ export function describeListFailure(error: ModelError, ctx: CheckContext): strin
   const status = error.status === undefined ? '' : ` (${error.status})`
   switch (error.code) {
     case 'ENDPOINT_UNREACHABLE':
-      // Our own classification says "refused" for ECONNREFUSED: nothing listens on that port.
-      return /refused/i.test(error.message)
+      // Our own classification of ECONNREFUSED: nothing listens on that port.
+      return /refused|nothing is listening/i.test(error.message)
         ? `nothing answered at ${originText(ctx.baseUrl)}: ${startHint(ctx.baseUrl)}`
         : `${error.message}: check the address and the network`
     case 'AUTH_FAILED':
@@ -52,6 +44,9 @@ export function describeListFailure(error: ModelError, ctx: CheckContext): strin
     case 'SERVER_ERROR':
       return `${error.message}: the server is failing; check its log`
     case 'REQUEST_REJECTED':
+    case 'CONTEXT_OVERFLOW':
+    case 'PROFILE_CHANGED':
+    case 'UNEXPECTED_REPLY':
     case 'DISCONNECTED':
     case 'ABORTED':
     case 'UNKNOWN':

@@ -276,7 +276,7 @@ class Runtime {
         turn,
         step,
         kind: delta.kind,
-        text: delta.text,
+        text: delta.kind === 'text-is-reasoning' ? '' : delta.text,
       })
     })
     live.built = { setup, model, config: this.settings.current() }

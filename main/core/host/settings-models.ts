@@ -206,11 +206,22 @@ export async function listEndpointModels(
         )
       : new Map<string, boolean>()
   const models = listing.models.map((model): ModelInfo => {
-    const contextWindow = model.contextWindow ?? configuredWindow(entry, model.id)
+    const configured = configuredWindow(entry, model.id)
     const supportsTools = tools.get(model.id)
+    // A window set in config.json is the one Bridle plans for (and, on Ollama, asks for).
+    const window =
+      configured !== undefined
+        ? { contextWindow: configured, contextSource: 'configured' as const }
+        : model.contextWindow === undefined
+          ? {}
+          : {
+              contextWindow: model.contextWindow,
+              ...(model.contextSource === undefined ? {} : { contextSource: model.contextSource }),
+            }
     return {
       id: model.id,
-      ...(contextWindow === undefined ? {} : { contextWindow }),
+      ...window,
+      ...(model.trainedContext === undefined ? {} : { trainedContext: model.trainedContext }),
       ...(supportsTools === undefined ? {} : { supportsTools }),
     }
   })

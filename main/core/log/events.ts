@@ -149,6 +149,8 @@ export type FinishReason = z.infer<typeof FinishReason>
 export const ChunkDelta = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), text: z.string() }),
   z.object({ kind: z.literal('reasoning'), text: z.string() }),
+  /** The text streamed so far in this reply was reasoning (a template opened `<think>`). */
+  z.object({ kind: z.literal('text-is-reasoning') }),
   z.object({
     kind: z.literal('tool-call'),
     index: z.number().int().nonnegative(),
@@ -160,6 +162,36 @@ export const ChunkDelta = z.discriminatedUnion('kind', [
 export type ChunkDelta = z.infer<typeof ChunkDelta>
 
 export const ToolError = z.object({ code: ToolErrorCode, message: z.string() })
+
+/**
+ * How a request was put on the wire: the adapter's profile of the server when it was sent, so
+ * that the exact body can be rebuilt from the log. Absent in logs written before profiles
+ * (they were all `DEFAULT_WIRE`).
+ */
+export const WireSettings = z.object({
+  /** `openai`: POST /chat/completions; `ollama`: Ollama's native POST /api/chat. */
+  api: z.enum(['openai', 'ollama']),
+  /**
+   * `native`: the tools as the API's `tools`, streamed; `native-nonstream`: the same, not
+   * streamed (servers that cannot stream calls); `text`: the tools described in the system
+   * prompt and the calls read from the reply's text.
+   */
+  toolCalls: z.enum(['native', 'native-nonstream', 'text']),
+  /** `stream_options: { include_usage: true }` was sent (the OpenAI API only). */
+  streamUsage: z.boolean(),
+  /** Reasoning went back as `reasoning_content` on assistant messages (DeepSeek thinking mode). */
+  replayReasoning: z.boolean(),
+  /** Ollama's `options.num_ctx`: the window the server was asked to run. */
+  numCtx: z.number().int().positive().optional(),
+})
+export type WireSettings = z.infer<typeof WireSettings>
+
+export const DEFAULT_WIRE: WireSettings = {
+  api: 'openai',
+  toolCalls: 'native',
+  streamUsage: true,
+  replayReasoning: false,
+}
 
 export const PromptSection = z.object({ name: z.string().min(1), text: z.string() })
 export const ToolSchema = z.object({
@@ -195,8 +227,12 @@ export const eventData = {
   'step/end': z.object({ reason: StepEndReason }),
   'user/message': z.object({
     content: z.string(),
-    /** `context` marks volatile context (date, git status) the harness adds, not the user's words. */
-    kind: z.enum(['input', 'context']).default('input'),
+    /**
+     * `context` marks volatile context (date, git status) the harness adds, not the user's
+     * words; `notice`, something the harness tells the model about its own last reply (its
+     * calls were cut off at the output limit).
+     */
+    kind: z.enum(['input', 'context', 'notice']).default('input'),
   }),
   'request/header': z.object({
     sections: z.array(PromptSection),
@@ -213,6 +249,8 @@ export const eventData = {
      * back as the step's `assistant/message` usage, so the two sit side by side in the log.
      */
     estimate: TokenEstimate.optional(),
+    /** How the body was shaped for this server (absent: DEFAULT_WIRE). */
+    wire: WireSettings.optional(),
   }),
   'assistant/chunk': z.object({ deltas: z.array(ChunkDelta).min(1) }),
   'assistant/message': z.object({
@@ -220,6 +258,11 @@ export const eventData = {
     usage: Usage.optional(),
     finish: FinishReason,
     interrupted: z.boolean().optional(),
+    /**
+     * The tool calls were read from the reply's text (the model wrote them as markup, in this
+     * format) rather than sent as structured calls by the server.
+     */
+    textCalls: z.object({ format: z.string().min(1) }).optional(),
   }),
   'tool/call': z.object({ callId: CallId, name: z.string().min(1), args: Json }),
   'tool/result': z.discriminatedUnion('ok', [
@@ -297,6 +340,15 @@ export const eventData = {
   }),
   error: z.object({
     scope: z.enum(['step', 'turn', 'session', 'compaction', 'store']),
+    code: z.string().min(1),
+    message: z.string(),
+  }),
+  /**
+   * Something the user should know that is not a failure of the step (a reply cut at the
+   * output limit): shown in the chat and by the CLI, not sent to the model.
+   */
+  notice: z.object({
+    level: z.enum(['info', 'warning']),
     code: z.string().min(1),
     message: z.string(),
   }),

@@ -192,6 +192,7 @@ export class Lifecycle {
       case 'deliverable/present':
       case 'recovery/repaired':
       case 'error':
+      case 'notice':
         break
     }
     return { turn: this.turn, step: this.step }
@@ -228,6 +229,10 @@ export class Lifecycle {
       case 'assistant/chunk':
         for (const delta of event.data.deltas) {
           if (delta.kind === 'tool-call') continue
+          if (delta.kind === 'text-is-reasoning') {
+            s.stream = [{ kind: 'reasoning', text: s.stream.map((piece) => piece.text).join('') }]
+            continue
+          }
           const last = s.stream.at(-1)
           if (last?.kind === delta.kind) last.text += delta.text
           else s.stream.push({ kind: delta.kind, text: delta.text })

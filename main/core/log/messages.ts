@@ -12,8 +12,11 @@ export type Message =
       readonly role: 'user'
       readonly content: string
       readonly seq: number
-      /** `input`: the user's words; `context`: volatile facts the harness added; `summary`: a checkpoint. */
-      readonly kind: 'input' | 'context' | 'summary'
+      /**
+       * `input`: the user's words; `context`: volatile facts the harness added; `notice`: the
+       * harness about the model's last reply; `summary`: a checkpoint.
+       */
+      readonly kind: 'input' | 'context' | 'notice' | 'summary'
     }
   | {
       readonly role: 'assistant'

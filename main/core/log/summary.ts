@@ -1,8 +1,22 @@
-import type { LogEvent } from './events.js'
+import type { LogEvent, WireSettings } from './events.js'
 
 const clip = (text: string, max = 80): string => {
   const line = text.replace(/\s+/g, ' ').trim()
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** The shape a request took on the wire, where it differs from plain OpenAI streaming. */
+function wireSummary(wire: WireSettings | undefined): string {
+  if (wire === undefined) return ''
+  const notes = [
+    wire.api === 'ollama'
+      ? `ollama api${wire.numCtx === undefined ? '' : ` num_ctx ${wire.numCtx}`}`
+      : '',
+    wire.toolCalls === 'native' ? '' : `tools ${wire.toolCalls}`,
+    wire.api === 'openai' && !wire.streamUsage ? 'no stream_options' : '',
+    wire.replayReasoning ? 'reasoning sent back' : '',
+  ].filter(Boolean)
+  return notes.length === 0 ? '' : `; ${notes.join(', ')}`
 }
 
 /** One line that says what an event is about, for timelines (CLI `events`, the inspector). */
@@ -20,11 +34,11 @@ export function summarizeEvent(event: LogEvent): string {
     case 'step/end':
       return event.data.reason
     case 'user/message':
-      return `${event.data.kind === 'context' ? '(context) ' : ''}${clip(event.data.content)}`
+      return `${event.data.kind === 'input' ? '' : `(${event.data.kind}) `}${clip(event.data.content)}`
     case 'request/header':
       return `${event.data.reason}: ${event.data.sections.length} section(s), ${event.data.tools.length} tool(s)`
     case 'request/start':
-      return `${event.data.provider} ${event.data.model} (header ${event.data.headerSeq})${event.data.estimate ? `, ~${event.data.estimate.tokens} tokens (${event.data.estimate.method})` : ''}`
+      return `${event.data.provider} ${event.data.model} (header ${event.data.headerSeq})${event.data.estimate ? `, ~${event.data.estimate.tokens} tokens (${event.data.estimate.method})` : ''}${wireSummary(event.data.wire)}`
     case 'assistant/chunk':
       return `${event.data.deltas.length} delta(s)`
     case 'assistant/message': {
@@ -39,7 +53,10 @@ export function summarizeEvent(event: LogEvent): string {
         usage?.inputTokens === undefined
           ? ''
           : `, ${usage.inputTokens} in${usage.outputTokens === undefined ? '' : ` / ${usage.outputTokens} out`}`
-      return `${parts.filter(Boolean).join(' · ') || '(empty)'} [${event.data.finish}${event.data.interrupted ? ', interrupted' : ''}${tokens}]`
+      const fromText = event.data.textCalls
+        ? `, calls read from text (${event.data.textCalls.format})`
+        : ''
+      return `${parts.filter(Boolean).join(' · ') || '(empty)'} [${event.data.finish}${event.data.interrupted ? ', interrupted' : ''}${tokens}${fromText}]`
     }
     case 'tool/call':
       return `${event.data.name} ${event.data.callId} ${clip(JSON.stringify(event.data.args), 50)}`
@@ -65,6 +82,8 @@ export function summarizeEvent(event: LogEvent): string {
       return `${event.data.cause}: ${event.data.items.length} synthetic event(s)`
     case 'error':
       return `${event.data.scope} ${event.data.code}: ${clip(event.data.message, 60)}`
+    case 'notice':
+      return `${event.data.level} ${event.data.code}: ${clip(event.data.message, 60)}`
     case 'turn/start':
     case 'step/start':
       return ''

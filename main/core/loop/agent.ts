@@ -19,6 +19,8 @@ import type {
   ToolSpec,
 } from '../models/types.js'
 import type { Calibration, TokenCounter } from '../tokens/index.js'
+import { CONTEXT_TRUNCATED_BY_SERVER, detectTruncation } from '../tokens/window.js'
+import type { ContextWindow } from '../tokens/window.js'
 import { MessageAssembler } from './assemble.js'
 import { DEFAULT_RETRY, retryDelayMs, sleep } from './retry.js'
 import type { RetryPolicy } from './retry.js'
@@ -65,6 +67,14 @@ export interface AgentLimits {
 
 export const DEFAULT_LIMITS: AgentLimits = { maxSteps: 50, maxWallMs: 30 * 60_000 }
 
+/** Error and notice codes the loop itself logs. */
+export { CONTEXT_TRUNCATED_BY_SERVER }
+export const OUTPUT_TRUNCATED = 'OUTPUT_TRUNCATED'
+
+/** What the model is told after its reply was cut at the output limit with calls in it. */
+export const CUT_REPLY_NOTICE =
+  'Your previous reply was cut off at the output token limit, so its tool calls were dropped: none of them ran. Make the calls again; keep each one short (split a large write or edit into several).'
+
 /** How many streamed deltas, or how many milliseconds, make one `assistant/chunk` row. */
 const CHUNK_BATCH_DELTAS = 64
 const CHUNK_BATCH_MS = 100
@@ -98,6 +108,21 @@ export interface AgentOptions {
    * calibration (the one the counter scales by) learns from the prompt tokens the server reports.
    */
   readonly tokens?: { readonly counter: TokenCounter; readonly calibration?: Calibration }
+  /**
+   * The window the session plans for. Each reply's reported prompt tokens are checked against
+   * the estimate: a server that cut the prompt gets a CONTEXT_TRUNCATED_BY_SERVER error in the
+   * log (the sample is not learnt from) and the window is lowered to what it honours.
+   */
+  readonly context?: {
+    readonly window: ContextWindow
+    /** What to tell the user when the server cut the prompt: how to give the model more room. */
+    readonly raiseHint?: (honouredWindow: number) => string
+  }
+  /**
+   * Compacts the session now, because the server refused the prompt as too long (resolves true
+   * when the view got smaller). The request is then sent once more. Must not throw.
+   */
+  readonly compactForOverflow?: (signal: AbortSignal) => Promise<boolean>
 }
 
 export interface TurnOutcome {
@@ -129,6 +154,8 @@ export class Agent {
   private running: Promise<TurnOutcome[]> | undefined
   /** Whether this agent compared the prompt with the session's header yet (`resume` vs `change`). */
   private hasCheckedHeader = false
+  /** Turns in which a reply was already cut at the output limit (the turn goes on once). */
+  private readonly cutTurns = new Set<number>()
 
   constructor(private readonly opts: AgentOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits }
@@ -320,21 +347,15 @@ export class Agent {
       return { reason: 'error', error: { code: result.error.code, message: result.error.message } }
     }
     const { assembler, finish } = result
-    if (finish === 'max-tokens') {
-      // The reply was cut off: keep its text, never run a call that may be incomplete.
-      session.append('assistant/message', {
-        blocks: assembler.withoutToolCalls(),
-        finish,
-        ...(assembler.usage ? { usage: assembler.usage } : {}),
-      })
-      session.append('step/end', { reason: 'max-tokens' })
-      return 'done'
-    }
+    if (finish === 'max-tokens') return this.cutReply(assembler, turn)
     const blocks = assembler.complete()
     session.append('assistant/message', {
       blocks,
       finish,
       ...(assembler.usage ? { usage: assembler.usage } : {}),
+      ...(assembler.textCallFormat === undefined
+        ? {}
+        : { textCalls: { format: assembler.textCallFormat } }),
     })
     const calls = blocks.filter((block): block is ToolCallBlock => block.type === 'tool-call')
     if (calls.length === 0) {
@@ -347,6 +368,53 @@ export class Agent {
       return { reason: this.stoppedAs() }
     }
     session.append('step/end', { reason: 'tool-calls' })
+    return 'again'
+  }
+
+  /**
+   * The reply was cut at the output limit: its text is kept, its calls never run (one may be
+   * incomplete). The user is told; when calls were dropped, so is the model, and the turn goes on
+   * once so that it can make them again. A second cut in the turn ends it.
+   */
+  private cutReply(
+    assembler: MessageAssembler,
+    turn: number,
+  ): 'again' | 'done' | { reason: TurnEndReason; error: { code: string; message: string } } {
+    const session = this.session
+    const dropped = assembler
+      .complete()
+      .filter((block): block is ToolCallBlock => block.type === 'tool-call')
+    session.append('assistant/message', {
+      blocks: assembler.withoutToolCalls(),
+      finish: 'max-tokens',
+      ...(assembler.usage ? { usage: assembler.usage } : {}),
+    })
+    const names = dropped.map((call) => call.name).join(', ')
+    const what =
+      dropped.length === 0
+        ? 'the answer was cut at the output limit'
+        : `the answer was cut at the output limit, and its ${dropped.length === 1 ? 'tool call' : `${dropped.length} tool calls`} (${names}) did not run`
+    session.append('step/end', { reason: 'max-tokens' })
+    if (dropped.length === 0) {
+      session.append('notice', { level: 'warning', code: OUTPUT_TRUNCATED, message: what })
+      return 'done'
+    }
+    if (this.cutTurns.has(turn)) {
+      return {
+        reason: 'error',
+        error: {
+          code: OUTPUT_TRUNCATED,
+          message: `${what}, for the second time in this turn; raise the output limit (maxTokens) or ask for smaller steps`,
+        },
+      }
+    }
+    this.cutTurns.add(turn)
+    session.append('notice', {
+      level: 'warning',
+      code: OUTPUT_TRUNCATED,
+      message: `${what}; the model is told and asked to make them again`,
+    })
+    session.append('user/message', { content: CUT_REPLY_NOTICE, kind: 'notice' })
     return 'again'
   }
 
@@ -391,14 +459,17 @@ export class Agent {
     | { kind: 'stopped'; assembler: MessageAssembler }
   > {
     const session = this.session
-    const estimate = this.estimate(headerSeq)
+    let estimate = this.estimate(headerSeq)
+    let hasCompacted = false
     for (let attempt = 0; ; attempt++) {
+      const wire = this.opts.adapter.wire?.()
       const start = session.append('request/start', {
         provider: this.opts.adapter.provider,
         model: this.opts.model,
         params: { ...this.opts.params } as Record<string, JsonValue>,
         headerSeq,
         ...(estimate ? { estimate } : {}),
+        ...(wire ? { wire } : {}),
       })
       const request = requestFromLog(session, start.seq)
       await session.flush()
@@ -411,24 +482,78 @@ export class Agent {
       const outcome = await this.stream(request, assembler, turn, step, signal)
       if (signal.aborted) return { kind: 'stopped', assembler }
       if (outcome.type === 'finish') {
-        this.learn(estimate, assembler.usage?.inputTokens)
+        this.checkReported(estimate, assembler.usage?.inputTokens)
         return { kind: 'finished', assembler, finish: outcome.reason }
       }
       const { error } = outcome
-      const canRetry = error.isRetryable && !assembler.hasContent && attempt < this.retry.retries
+      if (error.code === 'CONTEXT_OVERFLOW' && !assembler.hasContent) {
+        // The prompt does not fit: compact (once) to the window the server said, then ask again.
+        if (error.contextWindow !== undefined) this.opts.context?.window.lower(error.contextWindow)
+        const compact = this.opts.compactForOverflow
+        if (hasCompacted || compact === undefined) return { kind: 'failed', assembler, error }
+        hasCompacted = true
+        session.append('error', {
+          scope: 'step',
+          code: error.code,
+          message: `${error.message} (compacting the history, then retrying once)`,
+        })
+        if (!(await compact(signal)) || isAborted(signal)) {
+          return isAborted(signal)
+            ? { kind: 'stopped', assembler }
+            : { kind: 'failed', assembler, error }
+        }
+        estimate = this.estimate(headerSeq)
+        continue
+      }
+      const retries = Math.min(this.retry.retries, error.maxRetries ?? Infinity)
+      const canRetry = error.isRetryable && !assembler.hasContent && attempt < retries
       if (!canRetry) return { kind: 'failed', assembler, error }
       // A server that says when to come back (Retry-After) is believed, up to the policy's cap.
-      const delay = Math.max(
-        retryDelayMs(this.retry, attempt + 1, this.opts.random),
-        Math.min(error.retryAfterMs ?? 0, this.retry.maxMs),
-      )
+      const delay = error.retryNow
+        ? 0
+        : Math.max(
+            retryDelayMs(this.retry, attempt + 1, this.opts.random),
+            Math.min(error.retryAfterMs ?? 0, this.retry.maxMs),
+          )
       session.append('error', {
         scope: 'step',
         code: error.code,
-        message: `${error.message} (retry ${attempt + 1} of ${this.retry.retries} in ${delay} ms)`,
+        message: `${error.message} (retry ${attempt + 1} of ${retries} ${delay === 0 ? 'at once' : `in ${delay} ms`})`,
       })
-      if (!(await sleep(delay, signal))) return { kind: 'stopped', assembler }
+      if (delay > 0 && !(await sleep(delay, signal))) return { kind: 'stopped', assembler }
+      if (isAborted(signal)) return { kind: 'stopped', assembler }
     }
+  }
+
+  /**
+   * Compares what the server counted with what was sent: a prompt it cut is reported (and the
+   * window lowered) rather than learnt from; anything else teaches the calibration.
+   */
+  private checkReported(estimate: TokenEstimate | undefined, reported: number | undefined): void {
+    if (!estimate || reported === undefined) return
+    const context = this.opts.context
+    const cut = context
+      ? detectTruncation({
+          sent: estimate.tokens,
+          reported,
+          ...(context.window.serverWindow === undefined
+            ? {}
+            : { knownWindow: context.window.serverWindow }),
+        })
+      : undefined
+    if (cut === undefined || context === undefined) {
+      this.learn(estimate, reported)
+      return
+    }
+    context.window.lower(cut.honouredWindow)
+    const fix = context.raiseHint?.(cut.honouredWindow)
+    this.session.append('error', {
+      scope: 'step',
+      code: CONTEXT_TRUNCATED_BY_SERVER,
+      message:
+        `the server cut the prompt: about ${cut.sent.toLocaleString('en')} tokens were sent and it counted ${cut.reported.toLocaleString('en')}, so it runs a window of about ${cut.honouredWindow.toLocaleString('en')} tokens and the model did not see the start of the conversation (the instructions and the tools). ` +
+        `Bridle now compacts to fit that window.${fix === undefined ? '' : ` ${fix}`}`,
+    })
   }
 
   /** The prompt the next request will carry, counted; undefined without a counter. */
@@ -542,6 +667,7 @@ export function requestFromLog(session: Session, startSeq: number): ModelRequest
     messages: session.deriveMessages(),
     tools,
     params: { ...start.data.params },
+    ...(start.data.wire === undefined ? {} : { wire: { ...start.data.wire } }),
   })
 }
 

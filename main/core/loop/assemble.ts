@@ -13,6 +13,8 @@ export class MessageAssembler {
   usage: Usage | undefined
   /** True once any text, reasoning or tool-call part arrived. */
   hasContent = false
+  /** The format the calls were written in, when they were read from the reply's text. */
+  textCallFormat: string | undefined
 
   /** Takes one part; returns the chunk delta to log for it, if any. */
   add(part: StreamPart): ChunkDelta | undefined {
@@ -44,6 +46,12 @@ export class MessageAssembler {
         draft.args += part.argsDelta
         return { kind: 'tool-call', index: part.index, argsDelta: part.argsDelta }
       }
+      case 'text-is-reasoning':
+        this.reclassifyTextAsReasoning()
+        return { kind: 'text-is-reasoning' }
+      case 'text-calls':
+        this.textCallFormat = part.format
+        return undefined
       case 'usage':
         this.usage = part.usage
         return undefined
@@ -51,6 +59,23 @@ export class MessageAssembler {
       case 'error':
         return undefined
     }
+  }
+
+  /**
+   * The text blocks so far become one reasoning block at the front: the reply began inside a
+   * `<think>` the chat template opened, so nothing before the `</think>` was the answer.
+   */
+  private reclassifyTextAsReasoning(): void {
+    const thoughts: string[] = []
+    const rest: typeof this.blocks = []
+    for (const block of this.blocks) {
+      if (block.type === 'text' || block.type === 'reasoning') thoughts.push(block.text)
+      else rest.push(block)
+    }
+    this.blocks.length = 0
+    const text = thoughts.join('')
+    if (text !== '') this.blocks.push({ type: 'reasoning', text })
+    this.blocks.push(...rest)
   }
 
   /** Every block, tool calls included (for a stream that finished). */

@@ -1,23 +1,40 @@
 /**
- * ModelRequest -> the body of `POST /chat/completions`. Pure, so the mapping is tested without a
- * server; the recorded request bodies of the scripted server check it end to end.
+ * ModelRequest -> the body of `POST /chat/completions`, shaped by the request's wire settings
+ * (the server's profile when it was logged). Pure, so the mapping is tested without a server and
+ * the recorded request bodies of the scripted server check it end to end.
  */
 import type {
-  ChatCompletionCreateParamsStreaming,
+  ChatCompletionCreateParams,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions'
+import { DEFAULT_WIRE } from '../log/events.js'
+import type { WireSettings } from '../log/events.js'
 import type { Message } from '../log/messages.js'
+import { textModeMessages } from './text-tools.js'
 import type { ModelRequest } from './types.js'
 
-export function toChatCompletionParams(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+/**
+ * What DeepSeek accepts for an assistant tool-call message whose reasoning was not kept (an
+ * empty string counts as missing there).
+ */
+export const REASONING_PLACEHOLDER = ' '
+
+export function toChatCompletionParams(request: ModelRequest): ChatCompletionCreateParams {
+  const wire = request.wire ?? DEFAULT_WIRE
   const { params } = request
+  const isText = wire.toolCalls === 'text'
+  const hasTools = request.tools.length > 0
+  // A server that cannot stream calls gets the request whole; a request without tools streams.
+  const stream = !(wire.toolCalls === 'native-nonstream' && hasTools)
   return {
     model: request.model,
-    messages: request.messages.map(toWireMessage),
-    ...(request.tools.length === 0 ? {} : { tools: request.tools.map(toWireTool) }),
-    stream: true,
-    stream_options: { include_usage: true },
+    messages: isText
+      ? textModeMessages(request.messages, request.tools)
+      : request.messages.map((message) => toWireMessage(message, wire)),
+    ...(!hasTools || isText ? {} : { tools: request.tools.map(toWireTool) }),
+    stream,
+    ...(stream && wire.streamUsage ? { stream_options: { include_usage: true } } : {}),
     ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
     ...(params.topP === undefined ? {} : { top_p: params.topP }),
     // `max_tokens`, not `max_completion_tokens`: the local servers all accept it; OpenAI's
@@ -42,11 +59,15 @@ function toWireTool(tool: ModelRequest['tools'][number]): ChatCompletionTool {
 }
 
 /**
- * Reasoning blocks are not sent back: most OpenAI-compatible servers reject or ignore an
- * assistant `reasoning_content`, and chat templates (Qwen3, DeepSeek-R1) drop earlier reasoning
- * anyway. So the model sees its earlier answers without their reasoning.
+ * One message in the OpenAI shape. Reasoning goes back only with `replayReasoning` (DeepSeek's
+ * thinking mode wants the reasoning of tool-call turns back, and ignores the rest); elsewhere
+ * it is left out: most servers reject or ignore an assistant `reasoning_content`, and chat
+ * templates (Qwen3, DeepSeek-R1) drop earlier reasoning anyway.
  */
-export function toWireMessage(message: Message): ChatCompletionMessageParam {
+export function toWireMessage(
+  message: Message,
+  wire: WireSettings = DEFAULT_WIRE,
+): ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content }
@@ -56,6 +77,7 @@ export function toWireMessage(message: Message): ChatCompletionMessageParam {
       return { role: 'tool', tool_call_id: message.callId, content: message.content }
     case 'assistant': {
       const texts: string[] = []
+      const thoughts: string[] = []
       const calls: {
         id: string
         type: 'function'
@@ -63,7 +85,8 @@ export function toWireMessage(message: Message): ChatCompletionMessageParam {
       }[] = []
       for (const block of message.blocks) {
         if (block.type === 'text') texts.push(block.text)
-        else if (block.type === 'tool-call') {
+        else if (block.type === 'reasoning') thoughts.push(block.text)
+        else {
           calls.push({
             id: block.callId,
             type: 'function',
@@ -71,14 +94,20 @@ export function toWireMessage(message: Message): ChatCompletionMessageParam {
           })
         }
       }
+      const reasoning = thoughts.join('')
+      const replay =
+        !wire.replayReasoning || (reasoning === '' && calls.length === 0)
+          ? {}
+          : { reasoning_content: reasoning === '' ? REASONING_PLACEHOLDER : reasoning }
       if (calls.length === 0) {
         // Servers reject an assistant message with neither content nor tool calls.
-        return { role: 'assistant', content: texts.join('') }
+        return { role: 'assistant', content: texts.join(''), ...replay }
       }
       return {
         role: 'assistant',
         content: texts.length === 0 ? null : texts.join(''),
         tool_calls: calls,
+        ...replay,
       }
     }
   }

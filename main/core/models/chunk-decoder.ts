@@ -7,11 +7,18 @@
  * Tool calls are assembled by the index the server gives them. A call starts once its name is
  * known (arguments that come first are held until then); a missing id is synthesised; a server
  * that reuses an index for a call with a different id gets a fresh index for the new call.
+ *
+ * Content goes through two filters: `<think>` tags (think-tags.ts) and, when the request offered
+ * tools, calls written as text (text-call-stream.ts). Calls found in the text become ordinary
+ * tool-call parts at the end of the reply, unless the server also sent structured calls: then
+ * the text is left as it was written.
  */
 import { randomUUID } from 'node:crypto'
 import type { FinishReason } from '../log/events.js'
 import { isRecord } from './model-errors.js'
+import { TextCallStream } from './text-call-stream.js'
 import { ThinkTagSplitter } from './think-tags.js'
+import type { ContentPiece } from './think-tags.js'
 import type { StreamPart, Usage } from './types.js'
 
 /** The name given to a tool call whose name never arrived: no tool has it, so the tool layer answers "unknown tool". */
@@ -34,8 +41,20 @@ interface CallState {
   heldArgs: string
 }
 
+export interface DecoderOptions {
+  /** Makes ids for calls the server sent without one (default `call_<index>_<random>`). */
+  readonly newCallId?: (index: number) => string
+  /** The tools the request offered: calls written as text are looked for only when there are some. */
+  readonly toolNames?: ReadonlySet<string>
+  /** Whether a lone `</think>` ends reasoning the template opened (default true). */
+  readonly unopenedThink?: boolean
+}
+
 export class ChunkDecoder {
-  private readonly think = new ThinkTagSplitter()
+  private readonly think: ThinkTagSplitter
+  private readonly newCallId: (index: number) => string
+  private readonly toolNames: ReadonlySet<string>
+  private textCalls: TextCallStream | undefined
   /** By the server's index; a reused index points at the latest call. */
   private readonly calls = new Map<number, CallState>()
   private readonly usedIndexes = new Set<number>()
@@ -43,8 +62,15 @@ export class ChunkDecoder {
   private rawFinish: string | undefined
   private usage: Usage | undefined
   private streamed = false
+  /** Whether calls were read from the reply's text (a fallback, or the text mode). */
+  private hasTextCalls = false
 
-  constructor(private readonly newCallId: (index: number) => string = defaultCallId) {}
+  constructor(options: DecoderOptions = {}) {
+    this.newCallId = options.newCallId ?? defaultCallId
+    this.toolNames = options.toolNames ?? new Set()
+    this.think = new ThinkTagSplitter({ unopened: options.unopenedThink ?? true })
+    this.textCalls = this.toolNames.size > 0 ? new TextCallStream(this.toolNames) : undefined
+  }
 
   /** Whether a text, reasoning or tool-call part has been produced. */
   get hasStreamed(): boolean {
@@ -90,9 +116,7 @@ export class ChunkDecoder {
       const content = nonEmpty(delta['content'])
       if (content !== undefined) {
         isContent = true
-        for (const piece of this.think.push(content)) {
-          this.emit(parts, { type: piece.kind, text: piece.text })
-        }
+        this.pushContent(this.think.push(content), parts)
       }
       const refusal = nonEmpty(delta['refusal'])
       if (refusal !== undefined) {
@@ -123,12 +147,32 @@ export class ChunkDecoder {
    * under MISSING_TOOL_NAME so their arguments are not silently lost).
    */
   end(): StreamPart[] {
-    const parts = this.flushContent()
+    const parts: StreamPart[] = []
+    this.pushContent(this.think.flush(), parts)
     for (const call of this.calls.values()) {
       if (!call.isStarted) {
         call.name = MISSING_TOOL_NAME
         this.startCall(call, parts)
       }
+    }
+    const textCalls = this.textCalls
+    if (textCalls === undefined) return parts
+    if (this.usedIndexes.size > 0) {
+      // The server sent structured calls: text that looked like calls is just text.
+      this.emitText(parts, textCalls.flush())
+      return parts
+    }
+    for (const segment of textCalls.finish()) {
+      if (segment.kind === 'text') {
+        this.emitText(parts, segment.text)
+        continue
+      }
+      if (!this.hasTextCalls) parts.push({ type: 'text-calls', format: segment.call.format })
+      this.hasTextCalls = true
+      const index = this.nextIndex()
+      this.usedIndexes.add(index)
+      const { name, args } = segment.call
+      this.startCall({ index, name, isStarted: false, heldArgs: args }, parts)
     }
     return parts
   }
@@ -136,10 +180,35 @@ export class ChunkDecoder {
   /** The stream failed: held-back content only (a call without a name is dropped). */
   flushContent(): StreamPart[] {
     const parts: StreamPart[] = []
-    for (const piece of this.think.flush()) {
-      this.emit(parts, { type: piece.kind, text: piece.text })
-    }
+    this.pushContent(this.think.flush(), parts)
+    this.emitText(parts, this.textCalls?.flush() ?? '')
     return parts
+  }
+
+  /** Content pieces from the think filter, text through the text-call filter. */
+  private pushContent(pieces: readonly ContentPiece[], parts: StreamPart[]): void {
+    for (const piece of pieces) {
+      switch (piece.kind) {
+        case 'reasoning':
+          this.emit(parts, { type: 'reasoning', text: piece.text })
+          break
+        case 'text':
+          this.emitText(parts, this.textCalls ? this.textCalls.push(piece.text) : piece.text)
+          break
+        case 'retract': {
+          // What was shown (and held) as text was reasoning; the answer starts afresh.
+          parts.push({ type: 'text-is-reasoning' })
+          const held = this.textCalls?.flush() ?? ''
+          if (held !== '') this.emit(parts, { type: 'reasoning', text: held })
+          if (this.textCalls) this.textCalls = new TextCallStream(this.toolNames)
+          break
+        }
+      }
+    }
+  }
+
+  private emitText(parts: StreamPart[], text: string): void {
+    if (text !== '') this.emit(parts, { type: 'text', text })
   }
 
   /**

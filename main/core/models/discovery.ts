@@ -26,7 +26,13 @@ export interface DiscoveredEndpoint {
 }
 
 export type ListModelsResult =
-  | { readonly ok: true; readonly kind: EndpointKind; readonly models: readonly ModelInfo[] }
+  | {
+      readonly ok: true
+      readonly kind: EndpointKind
+      readonly models: readonly ModelInfo[]
+      /** The server's version or build, where it says (Ollama, vLLM, llama.cpp's build). */
+      readonly serverVersion?: string
+    }
   | { readonly ok: false; readonly error: ModelError }
 
 export interface DiscoverOptions {
@@ -90,13 +96,32 @@ export async function listModels(
   const entries = list['data'].filter(isRecord).filter((m) => typeof m['id'] === 'string')
   const kind = guessKind(endpoint.baseUrl, list, entries)
   const root = base.replace(/\/v1$/, '')
-  const windows = await contextWindows(kind, endpoint, root, entries, timeoutMs)
+  const facts = await serverFacts(kind, endpoint, root, entries, timeoutMs)
   const models = entries.map((entry): ModelInfo => {
     const id = entry['id'] as string
-    const contextWindow = windows.get(id) ?? windowFromListEntry(entry)
-    return contextWindow === undefined ? { id } : { id, contextWindow }
+    const window = facts.windows.get(id) ?? windowFromListEntry(entry)
+    if (window === undefined) return { id }
+    return {
+      id,
+      contextWindow: window.tokens,
+      contextSource: window.source,
+      ...(window.trained === undefined || window.trained === window.tokens
+        ? {}
+        : { trainedContext: window.trained }),
+    }
   })
-  return { ok: true, kind, models }
+  return {
+    ok: true,
+    kind,
+    models,
+    ...(facts.version === undefined ? {} : { serverVersion: facts.version }),
+  }
+}
+
+interface Window {
+  readonly tokens: number
+  readonly source: NonNullable<ModelInfo['contextSource']>
+  readonly trained?: number
 }
 
 function guessKind(
@@ -119,79 +144,161 @@ function guessKind(
   return KIND_BY_PORT[portOf(baseUrl)] ?? 'unknown'
 }
 
-/** Context windows by model id, from the server-specific endpoint that has them. */
-async function contextWindows(
+/** The server's version and each model's window, from the server-specific endpoints. */
+async function serverFacts(
   kind: EndpointKind,
   endpoint: EndpointConfig,
   root: string,
   entries: readonly Record<string, unknown>[],
   timeoutMs: number,
-): Promise<Map<string, number>> {
-  const windows = new Map<string, number>()
+): Promise<{ windows: Map<string, Window>; version?: string }> {
+  const windows = new Map<string, Window>()
   switch (kind) {
-    case 'vllm':
     case 'unknown':
-      // In the list already (`max_model_len`), or not known.
-      return windows
+      // In the list already, or not known.
+      return { windows }
+    case 'vllm': {
+      // vLLM runs exactly `max_model_len`.
+      for (const entry of entries) {
+        const size = positiveInt(entry['max_model_len'])
+        if (size !== undefined)
+          windows.set(entry['id'] as string, { tokens: size, source: 'server' })
+      }
+      return { windows, ...versionOf(await getJson(endpoint, `${root}/version`, timeoutMs)) }
+    }
     case 'llama.cpp': {
-      // The context the server was started with (-c), not just what the model was trained on.
+      // The context a slot runs (-c shared among the slots), not what the model was trained on.
       const props = await getJson(endpoint, `${root}/props`, timeoutMs)
-      const settings =
-        props.ok && isRecord(props.value) ? props.value['default_generation_settings'] : undefined
+      const value = props.ok && isRecord(props.value) ? props.value : {}
+      const settings = value['default_generation_settings']
       const nCtx = isRecord(settings) ? positiveInt(settings['n_ctx']) : undefined
-      if (nCtx !== undefined) for (const entry of entries) windows.set(entry['id'] as string, nCtx)
-      return windows
+      for (const entry of entries) {
+        const meta = isRecord(entry['meta']) ? entry['meta'] : {}
+        const trained = positiveInt(meta['n_ctx_train'])
+        const size = nCtx ?? positiveInt(meta['n_ctx'])
+        if (size === undefined) continue
+        windows.set(entry['id'] as string, {
+          tokens: size,
+          source: 'server',
+          ...(trained === undefined ? {} : { trained }),
+        })
+      }
+      const build = value['build_info']
+      return { windows, ...(typeof build === 'string' ? { version: build } : {}) }
     }
     case 'lm-studio': {
       const native = await getJson(endpoint, `${root}/api/v0/models`, timeoutMs)
       const data = native.ok && isRecord(native.value) ? native.value['data'] : undefined
       for (const model of Array.isArray(data) ? data.filter(isRecord) : []) {
-        const size =
-          positiveInt(model['loaded_context_length']) ?? positiveInt(model['max_context_length'])
-        if (typeof model['id'] === 'string' && size !== undefined) windows.set(model['id'], size)
+        const id = model['id']
+        if (typeof id !== 'string') continue
+        const loaded = positiveInt(model['loaded_context_length'])
+        const max = positiveInt(model['max_context_length'])
+        // A model not loaded yet gets LM Studio's default length when it loads, not its maximum.
+        if (loaded !== undefined) {
+          windows.set(id, {
+            tokens: loaded,
+            source: 'server',
+            ...(max === undefined ? {} : { trained: max }),
+          })
+        } else if (max !== undefined) {
+          windows.set(id, { tokens: max, source: 'advertised' })
+        }
       }
-      return windows
+      return { windows }
     }
     case 'ollama': {
+      const facts = await ollamaFacts(endpoint, root, timeoutMs)
       await Promise.all(
         entries.map(async (entry) => {
           const id = entry['id'] as string
-          const show = await getJson(endpoint, `${root}/api/show`, timeoutMs, { model: id })
-          const size = show.ok ? ollamaContextWindow(show.value) : undefined
-          if (size !== undefined) windows.set(id, size)
+          const window = await ollamaWindow(endpoint, root, id, facts, timeoutMs)
+          if (window !== undefined) windows.set(id, window)
         }),
       )
-      return windows
+      return { windows, ...(facts.version === undefined ? {} : { version: facts.version }) }
     }
   }
 }
 
-/**
- * Ollama runs a model with `num_ctx` when its Modelfile sets one, else with a server default
- * that may be far below the model's trained `<arch>.context_length` (a known limit: see README).
- */
-function ollamaContextWindow(value: unknown): number | undefined {
-  if (!isRecord(value)) return undefined
-  const parameters = value['parameters']
-  if (typeof parameters === 'string') {
-    const match = /^\s*num_ctx\s+(\d+)\s*$/m.exec(parameters)
-    if (match?.[1] !== undefined) return positiveInt(Number(match[1]))
-  }
-  const info = value['model_info']
-  if (!isRecord(info)) return undefined
-  const arch = info['general.architecture']
-  return typeof arch === 'string' ? positiveInt(info[`${arch}.context_length`]) : undefined
+/** Ollama's num_ctx default: 2048 before 0.6.7, 4096 since (newer builds may give more by VRAM). */
+export function ollamaDefaultWindow(version: string | undefined): number {
+  const [major = 0, minor = 0, patch = 0] = (version ?? '')
+    .split(/[.-]/)
+    .slice(0, 3)
+    .map((part) => Number(part) || 0)
+  const isOld = major === 0 && (minor < 6 || (minor === 6 && patch < 7))
+  return version !== undefined && isOld ? 2048 : 4096
 }
 
-/** Fields some servers put on the list entries themselves. */
-function windowFromListEntry(entry: Record<string, unknown>): number | undefined {
+export interface OllamaFacts {
+  readonly version?: string
+  /** Running models and the context each was loaded with (`/api/ps`; the field is 0.9.6+). */
+  readonly loaded: ReadonlyMap<string, number | undefined>
+}
+
+export async function ollamaFacts(
+  endpoint: EndpointConfig,
+  root: string,
+  timeoutMs: number,
+): Promise<OllamaFacts> {
+  const [version, ps] = await Promise.all([
+    getJson(endpoint, `${root}/api/version`, timeoutMs),
+    getJson(endpoint, `${root}/api/ps`, timeoutMs),
+  ])
+  const loaded = new Map<string, number | undefined>()
+  const running = ps.ok && isRecord(ps.value) ? ps.value['models'] : undefined
+  for (const model of Array.isArray(running) ? running.filter(isRecord) : []) {
+    const name = typeof model['model'] === 'string' ? model['model'] : model['name']
+    if (typeof name === 'string') loaded.set(name, positiveInt(model['context_length']))
+  }
+  return { ...versionOf(version), loaded }
+}
+
+/**
+ * The window Ollama runs a model with: the context of the loaded model (`/api/ps`), else the
+ * Modelfile's `num_ctx` (`/api/show`), else the server's default for its version, which is far
+ * below the trained `<arch>.context_length` that a listing would otherwise report.
+ */
+export async function ollamaWindow(
+  endpoint: EndpointConfig,
+  root: string,
+  model: string,
+  facts: OllamaFacts,
+  timeoutMs: number,
+): Promise<Window | undefined> {
+  const show = await getJson(endpoint, `${root}/api/show`, timeoutMs, { model })
+  const value = show.ok && isRecord(show.value) ? show.value : {}
+  const info = isRecord(value['model_info']) ? value['model_info'] : {}
+  const arch = info['general.architecture']
+  const trained = typeof arch === 'string' ? positiveInt(info[`${arch}.context_length`]) : undefined
+  const withTrained = (window: Window): Window =>
+    trained === undefined ? window : { ...window, trained }
+  const running = facts.loaded.get(model)
+  if (running !== undefined) return withTrained({ tokens: running, source: 'server' })
+  const parameters = value['parameters']
+  if (typeof parameters === 'string') {
+    const size = positiveInt(Number(/^\s*num_ctx\s+(\d+)\s*$/m.exec(parameters)?.[1]))
+    if (size !== undefined) return withTrained({ tokens: size, source: 'server' })
+  }
+  if (!show.ok && facts.version === undefined) return undefined
+  return withTrained({ tokens: ollamaDefaultWindow(facts.version), source: 'default' })
+}
+
+function versionOf(answer: JsonAnswer): { version?: string } {
+  const version = answer.ok && isRecord(answer.value) ? answer.value['version'] : undefined
+  return typeof version === 'string' ? { version } : {}
+}
+
+/** Fields some servers put on the list entries themselves: maxima, not what runs. */
+function windowFromListEntry(entry: Record<string, unknown>): Window | undefined {
   const meta = isRecord(entry['meta']) ? entry['meta'] : {}
-  return (
+  const tokens =
     positiveInt(entry['max_model_len']) ??
     positiveInt(entry['context_length']) ??
     positiveInt(entry['context_window']) ??
     positiveInt(meta['n_ctx_train'])
-  )
+  return tokens === undefined ? undefined : { tokens, source: 'advertised' }
 }
 
 type JsonAnswer =

@@ -7,17 +7,26 @@
  *   exceeded"). So an error body is rewritten into that one shape before the client reads it.
  * - The client adds headers from OPENAI_CUSTOM_HEADERS whatever the options say; those were
  *   meant for OpenAI, not for whichever local server this endpoint is, so they are removed.
+ * - A 200 to a streaming request that is not a clean event stream (reply-body.ts) is made into
+ *   one, or into an error that keeps the server's words.
  */
 import { extractServerMessage } from './model-errors.js'
+import { shapeStreamReply } from './reply-body.js'
 
 /** An error page longer than this is cut before its message is extracted. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024
 
-/** `keepHeaders`: names the endpoint's own configuration sets, which are never removed. */
+/**
+ * `keepHeaders`: names the endpoint's own configuration sets, which are never removed.
+ * `shapeStreams`: make a 200 to a streaming request into a clean event stream (the OpenAI API;
+ * not Ollama's NDJSON).
+ */
 export function createEndpointFetch(
   base: typeof fetch,
   keepHeaders: readonly string[] = [],
+  options: { readonly shapeStreams?: boolean } = {},
 ): typeof fetch {
+  const shapeStreams = options.shapeStreams ?? true
   const kept = new Set(keepHeaders.map((name) => name.toLowerCase()))
   const foreignHeaders = customHeaderNamesFromEnvironment().filter(
     (name) => !kept.has(name.toLowerCase()),
@@ -30,7 +39,11 @@ export function createEndpointFetch(
       outgoing = { ...init, headers }
     }
     const response = await base(input, outgoing)
-    if (response.ok) return response
+    if (response.ok) {
+      return shapeStreams && isStreamingRequest(init)
+        ? shapeStreamReply(response, urlOf(input))
+        : response
+    }
     const message = extractServerMessage(await readCapped(response))
     const headers = new Headers(response.headers)
     headers.delete('content-length')
@@ -42,6 +55,17 @@ export function createEndpointFetch(
       headers,
     })
   }
+}
+
+/** The client sends its body as JSON text; a streaming request says `"stream":true` in it. */
+function isStreamingRequest(init: RequestInit | undefined): boolean {
+  const body = init?.body
+  return typeof body === 'string' && /"stream"\s*:\s*true/.test(body)
+}
+
+function urlOf(input: Parameters<typeof fetch>[0]): string {
+  if (typeof input === 'string') return input
+  return input instanceof URL ? input.href : input.url
 }
 
 async function readCapped(response: Response): Promise<string> {

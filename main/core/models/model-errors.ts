@@ -4,6 +4,7 @@
  * name the endpoint without credentials or query, and never contain the API key.
  */
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
+import { contextWindowIn, recognizeRefusal } from './refusals.js'
 import type { ModelError, ModelErrorCode } from './types.js'
 
 /** The servers that usually listen on a port, for "is Ollama running?". */
@@ -14,6 +15,21 @@ export const LIKELY_SERVER_BY_PORT: Readonly<Record<number, string>> = {
   8000: 'vLLM',
 }
 
+/** How to start the server that usually listens on a port, for "nothing is listening at". */
+export const START_HINT_BY_PORT: Readonly<Record<number, string>> = {
+  11434: 'is Ollama running? (start it with `ollama serve`)',
+  1234: "is LM Studio's server running? (start it with `lms server start`, or Developer > Start Server)",
+  8080: 'is the llama.cpp server running? (start it with `llama-server -m MODEL.gguf --jinja`)',
+  8000: 'is vLLM running? (start it with `vllm serve MODEL`)',
+}
+
+/**
+ * A refused connection to this machine means nothing listens on the port: a server being
+ * restarted is back within a second or two, so the loop tries that long and then says so,
+ * instead of backing off for half a minute.
+ */
+export const LOCAL_REFUSED_MAX_RETRIES = 2
+
 /** Longest server message kept in an error; an HTML error page is not worth more. */
 const MAX_SERVER_MESSAGE_CHARS = 500
 
@@ -23,6 +39,9 @@ const RETRYABLE_BY_CODE: Readonly<Record<ModelErrorCode, boolean>> = {
   NOT_FOUND: false,
   RATE_LIMITED: true,
   REQUEST_REJECTED: false,
+  CONTEXT_OVERFLOW: false,
+  PROFILE_CHANGED: true,
+  UNEXPECTED_REPLY: false,
   SERVER_ERROR: true,
   STALLED: true,
   DISCONNECTED: true,
@@ -31,10 +50,18 @@ const RETRYABLE_BY_CODE: Readonly<Record<ModelErrorCode, boolean>> = {
   UNKNOWN: false,
 }
 
+type ErrorExtra = {
+  status?: number
+  isRetryable?: boolean
+  retryAfterMs?: number
+  maxRetries?: number
+  contextWindow?: number
+}
+
 export function modelError(
   code: ModelErrorCode,
   message: string,
-  extra: { status?: number; isRetryable?: boolean; retryAfterMs?: number } = {},
+  extra: ErrorExtra = {},
 ): ModelError {
   return {
     code,
@@ -42,6 +69,8 @@ export function modelError(
     isRetryable: extra.isRetryable ?? RETRYABLE_BY_CODE[code],
     ...(extra.status === undefined ? {} : { status: extra.status }),
     ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs }),
+    ...(extra.maxRetries === undefined ? {} : { maxRetries: extra.maxRetries }),
+    ...(extra.contextWindow === undefined ? {} : { contextWindow: extra.contextWindow }),
   }
 }
 
@@ -56,18 +85,33 @@ export function describeEndpoint(baseUrl: string): string {
   }
 }
 
-/** `http://127.0.0.1:11434`, and the server that usually listens there. */
-function describeOrigin(baseUrl: string): { origin: string; likelyServer?: string } {
+/** `http://127.0.0.1:11434`, the server that usually listens there, and whether it is this machine. */
+function describeOrigin(baseUrl: string): {
+  origin: string
+  likelyServer?: string
+  startHint?: string
+  isLocal: boolean
+} {
   try {
     const url = new URL(baseUrl)
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
     const likelyServer = LIKELY_SERVER_BY_PORT[port]
-    return likelyServer === undefined
-      ? { origin: `${url.protocol}//${url.host}` }
-      : { origin: `${url.protocol}//${url.host}`, likelyServer }
+    const startHint = START_HINT_BY_PORT[port]
+    return {
+      origin: `${url.protocol}//${url.host}`,
+      isLocal: isLoopbackHost(url.hostname),
+      ...(likelyServer === undefined ? {} : { likelyServer }),
+      ...(startHint === undefined ? {} : { startHint }),
+    }
   } catch {
-    return { origin: describeEndpoint(baseUrl) }
+    return { origin: describeEndpoint(baseUrl), isLocal: false }
   }
+}
+
+/** `localhost`, 127.0.0.0/8 and ::1: a refusal there is this machine saying no. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
 }
 
 export interface ErrorContext {
@@ -96,6 +140,8 @@ export function classifyError(error: unknown, context: ErrorContext): ModelError
   const where = describeEndpoint(context.baseUrl)
 
   if (error instanceof APIUserAbortError) return make('ABORTED', 'the request was cancelled')
+  const decided = replyErrorIn(error)
+  if (decided !== undefined) return { ...decided, message: redact(decided.message, context.apiKey) }
   if (error instanceof APIConnectionError) return classifyTransport(error, context, make)
   if (error instanceof APIError) {
     // The class is generic over `any`; these are the fields it always has.
@@ -103,8 +149,12 @@ export function classifyError(error: unknown, context: ErrorContext): ModelError
     const serverMessage = messageOfBody(api.error)
     if (api.status === undefined) {
       // An error object inside the stream (`data: {"error": ...}`), after a 200.
-      const status = numericCode(api.code)
+      const status =
+        numericCode(api.code) ?? numericCode(isRecord(api.error) ? api.error['code'] : undefined)
       if (status !== undefined) return fromStatus(status, serverMessage, where, api.headers, make)
+      if (recognizeRefusal(serverMessage) === 'context-overflow') {
+        return overflow(serverMessage, where, undefined, make)
+      }
       return make('SERVER_ERROR', `${where} reported an error mid-stream: ${serverMessage}`)
     }
     return fromStatus(api.status, serverMessage, where, api.headers, make)
@@ -129,11 +179,37 @@ export function errorFromStatus(
   return fromStatus(status, serverMessage, describeEndpoint(context.baseUrl), headers, make)
 }
 
-type Make = (
-  code: ModelErrorCode,
-  message: string,
-  extra?: { status?: number; isRetryable?: boolean; retryAfterMs?: number },
-) => ModelError
+type Make = (code: ModelErrorCode, message: string, extra?: ErrorExtra) => ModelError
+
+/** The ModelError a fetch wrapper already decided (reply-body.ts), along the cause chain. */
+function replyErrorIn(error: unknown): ModelError | undefined {
+  let current: unknown = error
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current.name === 'ReplyError' && isRecord((current as { error?: unknown }).error)) {
+      return (current as unknown as { error: ModelError }).error
+    }
+    current = current.cause
+  }
+  return undefined
+}
+
+/** "The prompt does not fit": never retried as it is; the loop compacts and asks once more. */
+function overflow(
+  serverMessage: string,
+  where: string,
+  status: number | undefined,
+  make: Make,
+): ModelError {
+  const window = contextWindowIn(serverMessage)
+  return make(
+    'CONTEXT_OVERFLOW',
+    `${where} says the prompt does not fit its context: ${serverMessage}`,
+    {
+      ...(status === undefined ? {} : { status }),
+      ...(window === undefined ? {} : { contextWindow: window }),
+    },
+  )
+}
 
 function fromStatus(
   status: number,
@@ -164,6 +240,9 @@ function fromStatus(
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     })
   }
+  if (recognizeRefusal(serverMessage) === 'context-overflow') {
+    return overflow(serverMessage, where, status, make)
+  }
   if (status >= 500) {
     const retryAfterMs = headers === undefined ? undefined : parseRetryAfter(headers)
     return make('SERVER_ERROR', `${where} failed with ${status}${said}`, {
@@ -180,9 +259,16 @@ function fromStatus(
 
 function classifyTransport(error: unknown, context: ErrorContext, make: Make): ModelError {
   const code = transportCode(error)
-  const { origin, likelyServer } = describeOrigin(context.baseUrl)
+  const { origin, likelyServer, startHint, isLocal } = describeOrigin(context.baseUrl)
   switch (code) {
     case 'ECONNREFUSED': {
+      if (isLocal) {
+        return make(
+          'ENDPOINT_UNREACHABLE',
+          `nothing is listening at ${origin}; ${startHint ?? 'is the server running?'}`,
+          { maxRetries: LOCAL_REFUSED_MAX_RETRIES },
+        )
+      }
       const hint =
         likelyServer === undefined ? 'is the server running?' : `is ${likelyServer} running?`
       return make('ENDPOINT_UNREACHABLE', `endpoint refused at ${origin}: ${hint}`)

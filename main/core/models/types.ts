@@ -3,7 +3,7 @@
  * into a wire protocol; the loop never sees a vendor type. Provider failures are data: a stream
  * ends with a `finish` part, or with an `error` part, and never throws.
  */
-import type { FinishReason } from '../log/events.js'
+import type { FinishReason, WireSettings } from '../log/events.js'
 import type { Message } from '../log/messages.js'
 
 export interface ToolSpec {
@@ -27,6 +27,11 @@ export interface ModelRequest {
   readonly messages: readonly Message[]
   readonly tools: readonly ToolSpec[]
   readonly params: ModelParams
+  /**
+   * How to put it on the wire, as logged in its `request/start` (absent: the adapter's current
+   * profile). Passing the logged settings makes what is sent exactly what the log says.
+   */
+  readonly wire?: WireSettings
 }
 
 export interface Usage {
@@ -45,8 +50,18 @@ export type ModelErrorCode =
   | 'NOT_FOUND'
   /** 429. */
   | 'RATE_LIMITED'
-  /** 400/413/422: the server refused the request (e.g. context too long); the server's message. */
+  /** 400/413/422: the server refused the request; the server's message. */
   | 'REQUEST_REJECTED'
+  /** The prompt does not fit the context the server runs (it said so); compacting may help. */
+  | 'CONTEXT_OVERFLOW'
+  /**
+   * The server cannot take the request as it was shaped (tools without a tool parser,
+   * `stream_options`, reasoning it wants back): the adapter has changed its profile, and the
+   * same request, sent again at once, goes out in the shape the server takes.
+   */
+  | 'PROFILE_CHANGED'
+  /** The answer is not from an OpenAI-compatible API (an HTML page, a proxy's body). */
+  | 'UNEXPECTED_REPLY'
   /** 5xx. */
   | 'SERVER_ERROR'
   /** No bytes for the idle timeout. */
@@ -68,6 +83,12 @@ export interface ModelError {
   readonly isRetryable: boolean
   /** How long the server asked us to wait before retrying (Retry-After), when it said. */
   readonly retryAfterMs?: number
+  /** At most this many retries, whatever the loop's policy allows (a refused local port). */
+  readonly maxRetries?: number
+  /** Retry at once rather than after a backoff (the adapter changed how it asks). */
+  readonly retryNow?: boolean
+  /** The context the server says it runs, in tokens, when its error said (`n_ctx`). */
+  readonly contextWindow?: number
 }
 
 /** One piece of a streamed answer. Tool-call parts carry the index the provider gave the call. */
@@ -81,6 +102,10 @@ export type StreamPart =
       readonly name: string
     }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argsDelta: string }
+  /** Everything streamed as text so far in this reply was reasoning (an unopened `</think>`). */
+  | { readonly type: 'text-is-reasoning' }
+  /** The tool-call parts that follow were read from the reply's text, written in this format. */
+  | { readonly type: 'text-calls'; readonly format: string }
   | { readonly type: 'usage'; readonly usage: Usage }
   /** The last part of a successful stream. */
   | { readonly type: 'finish'; readonly reason: FinishReason }
@@ -91,6 +116,11 @@ export interface ModelAdapter {
   /** e.g. `openai-compatible`; logged in `request/start`. */
   readonly provider: string
   /**
+   * How the next request will be shaped for this server (logged in `request/start`, then passed
+   * back in `ModelRequest.wire`). Absent: always `DEFAULT_WIRE`.
+   */
+  wire?(): WireSettings
+  /**
    * Streams one request. Must not throw and must not retry: every failure ends the stream with
    * an `error` part (the loop decides about retries). Aborting `signal` ends it with `ABORTED`.
    */
@@ -99,8 +129,17 @@ export interface ModelAdapter {
 
 export interface ModelInfo {
   readonly id: string
-  /** The context window in tokens, when the server reports one. */
+  /** The context window in tokens: the one the server runs where it says, else the largest it advertises. */
   readonly contextWindow?: number
+  /**
+   * `server`: the window the server runs (llama.cpp `/props` n_ctx, vLLM `max_model_len`, a
+   * loaded model's context in LM Studio or Ollama); `default`: a server default assumed (Ollama's
+   * `num_ctx` by version); `advertised`: what the model was trained for, or a maximum, which the
+   * server may not run.
+   */
+  readonly contextSource?: 'server' | 'default' | 'advertised'
+  /** The model's trained context, when the server says and it differs from the window. */
+  readonly trainedContext?: number
 }
 
 export interface EndpointConfig {

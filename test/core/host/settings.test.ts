@@ -513,9 +513,22 @@ describe('endpoint/test, model/list, endpoint/discover', () => {
     writeConfig({ endpoints: { ollama: { baseUrl: server.url } } })
     await start()
     expect(await value('model/list', { endpointId: 'ollama' })).toEqual({
+      // Ollama runs its default window unless told otherwise, whatever the model was trained for.
       models: [
-        { id: 'qwen3:8b', contextWindow: 40960, supportsTools: true },
-        { id: 'gemma:2b', contextWindow: 40960, supportsTools: false },
+        {
+          id: 'qwen3:8b',
+          contextWindow: 4096,
+          contextSource: 'default',
+          trainedContext: 40960,
+          supportsTools: true,
+        },
+        {
+          id: 'gemma:2b',
+          contextWindow: 4096,
+          contextSource: 'default',
+          trainedContext: 40960,
+          supportsTools: false,
+        },
       ],
     })
   })

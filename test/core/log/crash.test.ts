@@ -157,6 +157,10 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'assistant/chunk':
         for (const delta of event.data.deltas) {
           if (delta.kind === 'tool-call') continue
+          if (delta.kind === 'text-is-reasoning') {
+            stream = [{ type: 'reasoning', text: stream.map((piece) => piece.text).join('') }]
+            continue
+          }
           const last = stream.at(-1)
           if (last?.type === delta.kind) last.text += delta.text
           else stream.push({ type: delta.kind, text: delta.text })
@@ -192,6 +196,7 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'deliverable/present':
       case 'recovery/repaired':
       case 'error':
+      case 'notice':
         break
     }
   }

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Kernel } from '../../../main/core/kernel/index.js'
+import { CUT_REPLY_NOTICE, OUTPUT_TRUNCATED } from '../../../main/core/loop/agent.js'
 import type { LoopEvents } from '../../../main/core/loop/agent.js'
+import { chatRequests } from '../../fixtures/model-server/server.js'
 import { deriveMessagesAt } from '../../../main/core/log/index.js'
 import { toChatCompletionParams } from '../../../main/core/models/chat-request.js'
 import { startHarness, typesFrom } from './harness.js'
@@ -101,6 +103,7 @@ describe('the agent loop against the scripted server', () => {
         messages: deriveMessagesAt(events, start.seq),
         tools: header.data.tools,
         params: start.data.params,
+        ...(start.data.wire === undefined ? {} : { wire: start.data.wire }),
       })
       const body = sent[i]?.body as { messages: unknown; tools?: unknown }
       expect(body.messages).toEqual(JSON.parse(JSON.stringify(rebuilt.messages)))
@@ -140,31 +143,64 @@ describe('the agent loop against the scripted server', () => {
     for (const block of calls) expect(block).toMatchObject({ name: 'nope', args })
   })
 
-  it('never runs a tool call of a reply cut off at max tokens', async () => {
-    h = await startHarness([
-      {
-        steps: [
-          { text: 'Let me read ' },
-          { toolCall: { id: 'c1', name: 'edit', args: '{"path":"a.t' } },
-          { finish: 'length' },
-        ],
-      },
-    ])
+  it('never runs a tool call of a reply cut off at max tokens, says so, and lets the model redo it once', async () => {
+    const cut = {
+      steps: [
+        { text: 'Let me read ' },
+        { toolCall: { id: 'c1', name: 'edit', args: '{"path":"a.t' } },
+        { finish: 'length' },
+      ],
+    }
+    h = await startHarness([cut, call('read', { path: 'a.txt' }, 'c2'), 'It says there is a bug.'])
     h.agent.send({ requestId: 'r1', text: 'go' })
     const [outcome] = await h.agent.runUntilIdle()
     expect(outcome?.reason).toBe('completed')
-    const types = typesFrom(h.session)
-    expect(types).not.toContain('tool/call')
-    expect(types).not.toContain('tool/result')
-    const message = h.session.slice().find((e) => e.type === 'assistant/message')
+    const events = h.session.slice()
+    expect(events.filter((e) => e.type === 'tool/call').map((e) => e.data.name)).toEqual(['read'])
+    const message = events.find((e) => e.type === 'assistant/message')
     expect(message?.data).toMatchObject({
       blocks: [{ type: 'text', text: 'Let me read ' }],
       finish: 'max-tokens',
     })
-    expect(h.session.slice().find((e) => e.type === 'step/end')?.data).toEqual({
-      reason: 'max-tokens',
+    expect(events.find((e) => e.type === 'step/end')?.data).toEqual({ reason: 'max-tokens' })
+    expect(events.find((e) => e.type === 'notice')?.data).toMatchObject({
+      level: 'warning',
+      code: OUTPUT_TRUNCATED,
+      message: expect.stringContaining('its tool call (edit) did not run'),
     })
+    // The model hears it in its next request, right after its cut reply.
+    const second = chatRequests(h.server)[1]?.body as {
+      messages: { role: string; content: string }[]
+    }
+    expect(second.messages.at(-1)).toEqual({ role: 'user', content: CUT_REPLY_NOTICE })
     expect(readFileSync(join(h.projectDir, 'a.txt'), 'utf8')).toBe('there is a bug here\n')
+  })
+
+  it('ends the turn when a reply is cut with calls in it a second time', async () => {
+    const cut = {
+      steps: [{ toolCall: { name: 'edit', args: '{"path":"a.t' } }, { finish: 'length' }],
+    }
+    h = await startHarness([cut, cut])
+    h.agent.send({ requestId: 'r1', text: 'go' })
+    const [outcome] = await h.agent.runUntilIdle()
+    expect(outcome).toMatchObject({ reason: 'error', error: { code: OUTPUT_TRUNCATED } })
+    expect(typesFrom(h.session)).not.toContain('tool/call')
+    expect(chatRequests(h.server)).toHaveLength(2)
+  })
+
+  it('keeps a reply cut without calls as the answer, and tells the user it was cut', async () => {
+    h = await startHarness([
+      { steps: [{ text: 'The long answer goes on and' }, { finish: 'length' }] },
+    ])
+    h.agent.send({ requestId: 'r1', text: 'go' })
+    const [outcome] = await h.agent.runUntilIdle()
+    expect(outcome?.reason).toBe('completed')
+    expect(h.session.slice().find((e) => e.type === 'notice')?.data).toEqual({
+      level: 'warning',
+      code: OUTPUT_TRUNCATED,
+      message: 'the answer was cut at the output limit',
+    })
+    expect(chatRequests(h.server)).toHaveLength(1)
   })
 
   it('on cancel mid-stream keeps what streamed as an interrupted message and runs nothing', async () => {

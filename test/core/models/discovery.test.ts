@@ -4,6 +4,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { discoverEndpoints, listModels } from '../../../main/core/models/discovery.js'
+import {
+  llamaCppJinja,
+  lmStudio,
+  ollamaNew,
+  ollamaOld,
+  vllmOld,
+} from '../../fixtures/model-server/persona-catalog.js'
 import { closedPort, startModelServer } from '../../fixtures/model-server/server.js'
 import type { ModelServer, ModelServerOptions } from '../../fixtures/model-server/server.js'
 
@@ -33,7 +40,10 @@ describe('discoverEndpoints', () => {
       {
         baseUrl: `http://127.0.0.1:${server.port}/v1`,
         kind: 'vllm',
-        models: [{ id: 'Qwen/Qwen3-8B', contextWindow: 32768 }, { id: 'other' }],
+        models: [
+          { id: 'Qwen/Qwen3-8B', contextWindow: 32768, contextSource: 'server' },
+          { id: 'other' },
+        ],
       },
     ])
   })
@@ -85,12 +95,20 @@ describe('listModels', () => {
     expect(await listModels({ baseUrl: withProps.url })).toEqual({
       ok: true,
       kind: 'llama.cpp',
-      models: [{ id: 'qwen3-8b.gguf', contextWindow: 8192 }],
+      models: [
+        {
+          id: 'qwen3-8b.gguf',
+          contextWindow: 8192,
+          contextSource: 'server',
+          trainedContext: 40960,
+        },
+      ],
     })
+    // Without /props, the trained length is all there is, and it is said to be only that.
     const withoutProps = await serve({ models })
     expect(await listModels({ baseUrl: withoutProps.url })).toMatchObject({
       kind: 'llama.cpp',
-      models: [{ id: 'qwen3-8b.gguf', contextWindow: 40960 }],
+      models: [{ id: 'qwen3-8b.gguf', contextWindow: 40960, contextSource: 'advertised' }],
     })
   })
 
@@ -115,19 +133,21 @@ describe('listModels', () => {
       ok: true,
       kind: 'lm-studio',
       models: [
-        { id: 'qwen3-8b', contextWindow: 4096 },
-        { id: 'gemma', contextWindow: 8192 },
+        { id: 'qwen3-8b', contextWindow: 4096, contextSource: 'server', trainedContext: 40960 },
+        // Not loaded: the maximum, which LM Studio does not load with unless told to.
+        { id: 'gemma', contextWindow: 8192, contextSource: 'advertised' },
       ],
     })
   })
 
-  it('reads Ollama context from /api/show, num_ctx first', async () => {
+  it("reads the window Ollama runs: a Modelfile's num_ctx, else the default of its version", async () => {
     const server = await serve({
       models: [
         { id: 'qwen3:8b', owned_by: 'library' },
         { id: 'custom:latest', owned_by: 'library' },
       ],
       routes: {
+        'GET /api/version': () => ({ body: { version: '0.6.2' } }),
         'POST /api/show': (body) => {
           const model = (body as { model?: string }).model
           return {
@@ -143,9 +163,16 @@ describe('listModels', () => {
     expect(await listModels({ baseUrl: server.url })).toEqual({
       ok: true,
       kind: 'ollama',
+      serverVersion: '0.6.2',
       models: [
-        { id: 'qwen3:8b', contextWindow: 40960 },
-        { id: 'custom:latest', contextWindow: 16384 },
+        // Not 40,960 (what it was trained for): Ollama 0.6.2 runs 2,048 unless told otherwise.
+        { id: 'qwen3:8b', contextWindow: 2048, contextSource: 'default', trainedContext: 40960 },
+        {
+          id: 'custom:latest',
+          contextWindow: 16384,
+          contextSource: 'server',
+          trainedContext: 40960,
+        },
       ],
     })
     const shown = server.requests.filter((r) => r.path === '/api/show').map((r) => r.body)
@@ -173,5 +200,60 @@ describe('listModels', () => {
       error: { code: 'ENDPOINT_UNREACHABLE', isRetryable: true },
     })
     expect(JSON.stringify(refused)).not.toContain('sk-list-key')
+  })
+})
+
+describe('listModels against personas of real servers', () => {
+  it('Ollama 0.12: the 4,096 default until the model is loaded, then what /api/ps says it runs', async () => {
+    const server = await serve({ persona: ollamaNew, script: ['hi'] })
+    const before = await listModels({ baseUrl: server.url })
+    expect(before).toMatchObject({
+      ok: true,
+      kind: 'ollama',
+      serverVersion: '0.12.3',
+      models: [
+        { id: 'qwen3:8b', contextWindow: 4096, contextSource: 'default', trainedContext: 40960 },
+        { id: 'gemma3:4b', contextWindow: 4096, contextSource: 'default' },
+      ],
+    })
+    // Loaded with num_ctx 16384 through the native API: that is the window from now on.
+    await fetch(`${server.url.replace('/v1', '')}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'qwen3:8b', messages: [], options: { num_ctx: 16384 } }),
+    }).then((r) => r.text())
+    const after = await listModels({ baseUrl: server.url })
+    expect(after).toMatchObject({
+      models: [
+        { id: 'qwen3:8b', contextWindow: 16384, contextSource: 'server' },
+        { id: 'gemma3:4b' },
+      ],
+    })
+  })
+
+  it('Ollama 0.6: 2,048 by default, with no /api/ps context and no capabilities', async () => {
+    const server = await serve({ persona: ollamaOld })
+    expect(await listModels({ baseUrl: server.url })).toMatchObject({
+      kind: 'ollama',
+      serverVersion: '0.6.2',
+      models: [{ id: 'qwen3:8b', contextWindow: 2048, contextSource: 'default' }],
+    })
+  })
+
+  it('llama.cpp, LM Studio and vLLM: the window each runs, and the version where it says', async () => {
+    const cases = [
+      [llamaCppJinja, { kind: 'llama.cpp', serverVersion: 'b6497-cd08fc3e', window: 8192 }],
+      [lmStudio, { kind: 'lm-studio', window: 16384 }],
+      [vllmOld, { kind: 'vllm', serverVersion: '0.10.0', window: 32768 }],
+    ] as const
+    for (const [persona, expected] of cases) {
+      const server = await serve({ persona })
+      const listed = await listModels({ baseUrl: server.url })
+      expect(listed, persona.name).toMatchObject({
+        ok: true,
+        kind: expected.kind,
+        ...('serverVersion' in expected ? { serverVersion: expected.serverVersion } : {}),
+        models: [{ contextWindow: expected.window, contextSource: 'server' }],
+      })
+    }
   })
 })

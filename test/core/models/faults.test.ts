@@ -61,8 +61,10 @@ describe('connection faults', () => {
     const closed = createOpenAiCompatibleAdapter({ baseUrl: `http://127.0.0.1:${port}/v1` })
     const { error, hasStreamed } = errorOf(await collect(closed))
     expect(error).toMatchObject({ code: 'ENDPOINT_UNREACHABLE', isRetryable: true })
+    // On this machine: nothing listens there, so only a short retry is worth it.
+    expect(error).toMatchObject({ maxRetries: 2 })
     expect(error.message).toBe(
-      `endpoint refused at http://127.0.0.1:${port}: is the server running?`,
+      `nothing is listening at http://127.0.0.1:${port}; is the server running?`,
     )
     expect(hasStreamed).toBe(false)
   })
@@ -72,16 +74,25 @@ describe('connection faults', () => {
       cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
     })
     const cases: [string, string][] = [
-      ['http://127.0.0.1:11434/v1', 'is Ollama running?'],
-      ['http://localhost:1234/v1', 'is LM Studio running?'],
-      ['http://127.0.0.1:8080/v1', 'is the llama.cpp server running?'],
-      ['http://127.0.0.1:8000/v1', 'is vLLM running?'],
+      ['http://127.0.0.1:11434/v1', 'is Ollama running? (start it with `ollama serve`)'],
+      [
+        'http://localhost:1234/v1',
+        "is LM Studio's server running? (start it with `lms server start`",
+      ],
+      ['http://127.0.0.1:8080/v1', 'is the llama.cpp server running? (start it with `llama-server'],
+      ['http://[::1]:8000/v1', 'is vLLM running? (start it with `vllm serve MODEL`)'],
     ]
     for (const [baseUrl, hint] of cases) {
       const error = classifyError(refused, { baseUrl })
-      expect(error.code).toBe('ENDPOINT_UNREACHABLE')
-      expect(error.message).toBe(`endpoint refused at ${baseUrl.replace('/v1', '')}: ${hint}`)
+      expect(error).toMatchObject({ code: 'ENDPOINT_UNREACHABLE', maxRetries: 2 })
+      expect(error.message).toContain(
+        `nothing is listening at ${baseUrl.replace('/v1', '')}; ${hint}`,
+      )
     }
+    // Another machine's port may be a server restarting behind a proxy: the usual retries.
+    const remote = classifyError(refused, { baseUrl: 'http://10.0.0.7:11434/v1' })
+    expect(remote.message).toBe('endpoint refused at http://10.0.0.7:11434: is Ollama running?')
+    expect(remote.maxRetries).toBeUndefined()
   })
 
   it('reports a host that does not resolve as unreachable', async () => {
@@ -196,9 +207,18 @@ describe('HTTP errors carry the server message', () => {
         type: 'BadRequestError',
         code: 400,
       },
-      code: 'REQUEST_REJECTED',
+      code: 'CONTEXT_OVERFLOW',
       isRetryable: false,
       says: 'maximum context length is 4096 tokens',
+    },
+    {
+      status: 400,
+      body: {
+        error: { code: 400, message: 'invalid model parameters', type: 'invalid_request_error' },
+      },
+      code: 'REQUEST_REJECTED',
+      isRetryable: false,
+      says: 'invalid model parameters',
     },
     {
       status: 413,

@@ -37,6 +37,8 @@ export interface Assembled {
   readonly finish?: string
   readonly error?: ModelError
   readonly hasStreamed?: boolean
+  /** The format of calls read from the text, when they were. */
+  readonly textCalls?: string
 }
 
 /**
@@ -51,6 +53,7 @@ export function assemble(parts: readonly StreamPart[]): Assembled {
   let finish: string | undefined
   let error: ModelError | undefined
   let hasStreamed: boolean | undefined
+  let textCalls: string | undefined
   parts.forEach((part, at) => {
     const isLast = at === parts.length - 1
     switch (part.type) {
@@ -70,6 +73,13 @@ export function assemble(parts: readonly StreamPart[]): Assembled {
         call.args += part.argsDelta
         break
       }
+      case 'text-is-reasoning':
+        reasoning += text
+        text = ''
+        break
+      case 'text-calls':
+        textCalls = part.format
+        break
       case 'usage':
         usage = part.usage
         break
@@ -94,6 +104,7 @@ export function assemble(parts: readonly StreamPart[]): Assembled {
     ...(finish === undefined ? {} : { finish }),
     ...(error === undefined ? {} : { error }),
     ...(hasStreamed === undefined ? {} : { hasStreamed }),
+    ...(textCalls === undefined ? {} : { textCalls }),
   }
 }
 

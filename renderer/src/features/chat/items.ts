@@ -140,7 +140,12 @@ export function streamingItem(deltas: readonly StreamDelta[]): ChatItem | undefi
   let reasoning = ''
   for (const delta of deltas) {
     if (delta.kind === 'text') text += delta.text
-    else reasoning += delta.text
+    else if (delta.kind === 'reasoning') reasoning += delta.text
+    else {
+      // The template opened a think block: what showed as the answer was reasoning.
+      reasoning += text
+      text = ''
+    }
   }
   return {
     kind: 'streaming',
