@@ -5,7 +5,7 @@ import type { Config } from '../core/host/config.js'
 import { Session } from '../core/log/index.js'
 import type { Store } from '../core/store/index.js'
 import { sessionTokens } from '../core/tokens/index.js'
-import { resolveModel } from './model.js'
+import { connectTarget, resolveModel } from './model.js'
 import type { ModelFlags } from './model.js'
 
 /**
@@ -20,7 +20,9 @@ export async function compactCommand(
     readonly config: Config
   },
 ): Promise<CompactResult> {
-  const choice = resolveModel(opts)
+  const choice = await connectTarget(resolveModel(opts), {
+    ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
+  })
   const session = Session.open(opts.store, opts.sessionId)
   const controller = new AbortController()
   const onSigint = () => {

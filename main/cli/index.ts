@@ -291,6 +291,7 @@ async function main(argv: string[]): Promise<number> {
           sessionId,
           config,
           env: process.env,
+          dataDir: home,
           ...(values.focus === undefined ? {} : { focus: values.focus }),
           ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
           ...(values.model === undefined ? {} : { model: values.model }),

@@ -1,7 +1,7 @@
+import { CapabilityStore } from '../core/host/capabilities.js'
 import type { Config } from '../core/host/config.js'
 import { CredentialStore } from '../core/host/credentials.js'
 import {
-  configuredWindow,
   defaultEndpointId,
   endpointConfigOf,
   endpointEntries,
@@ -10,9 +10,10 @@ import {
   resolveApiKey,
 } from '../core/host/endpoints.js'
 import type { EndpointEntry, EndpointPick, ModelOverride } from '../core/host/endpoints.js'
+import { connectModel } from '../core/host/model-connection.js'
+import type { ModelConnection } from '../core/host/model-connection.js'
 import { listModels } from '../core/models/discovery.js'
-import { createOpenAiCompatibleAdapter } from '../core/models/openai-compatible.js'
-import type { EndpointConfig, ModelAdapter } from '../core/models/types.js'
+import type { EndpointConfig } from '../core/models/types.js'
 
 export interface ModelFlags {
   readonly config: Config
@@ -27,12 +28,12 @@ export interface ModelFlags {
   readonly dataDir?: string
 }
 
-export interface ModelChoice {
-  readonly adapter: ModelAdapter
-  readonly model: string
+/** The endpoint and model a command talks to, before anything asked the server. */
+export interface ModelTarget {
+  readonly entry: EndpointEntry
+  /** With its key. */
   readonly endpoint: EndpointConfig
-  /** The window config.json gives this model, if any. */
-  readonly configuredWindow?: number
+  readonly model: string
 }
 
 /**
@@ -40,7 +41,7 @@ export interface ModelChoice {
  * (or its only one) and model, by the rules the Host uses (core/host/endpoints.ts). Says
  * exactly what is missing when something is.
  */
-export function resolveModel(flags: ModelFlags): ModelChoice {
+export function resolveModel(flags: ModelFlags): ModelTarget {
   const entry = chooseEndpoint(flags)
   // The CLI cannot ask the server for its models before it starts, so config's defaultModel is
   // the last resort here, where the Host would take the server's first model.
@@ -54,14 +55,9 @@ export function resolveModel(flags: ModelFlags): ModelChoice {
       : undefined
   const key = resolveApiKey(entry, credentials, flags.env)
   if (key.source === 'problem') throw new Error(key.message)
+  // Throws, at start, for a base URL that is not http(s).
   const endpoint = endpointConfigOf(entry, key.source === 'none' ? undefined : key.value)
-  const window = configuredWindow(entry, model)
-  return {
-    adapter: createOpenAiCompatibleAdapter(endpoint),
-    model,
-    endpoint,
-    ...(window === undefined ? {} : { configuredWindow: window }),
-  }
+  return { entry, endpoint, model }
 }
 
 /** `--base-url` (another server: the configured endpoint's key and models do not apply), else config's. */
@@ -92,27 +88,40 @@ function pickMessage(pick: Extract<EndpointPick, { ok: false }>): string {
   }
 }
 
-export interface ContextWindow {
-  readonly tokens: number
-  readonly source: 'flag' | 'server' | 'config'
-}
+/** How long the CLI waits for the server's listing (its kind and the window it runs). */
+const LISTING_TIMEOUT_MS = 3_000
 
 /**
- * The model's context window: `--context-window` when given, else what the server reports for
- * the model (the context it was started with, where the server says), else config.json.
- * Undefined when nobody knows; then nothing compacts automatically.
+ * Connects to the target the way the app does (model-connection.ts): asks the server what it is
+ * and which window it runs, applies what a probe or earlier refusals taught (capabilities.json in
+ * the data folder) and config.json's overrides. `--context-window` is the configured window. A
+ * server that does not answer the listing is still connected to: the request reports the fault.
  */
-export async function contextWindowOf(
-  choice: ModelChoice,
-  override: number | undefined,
-): Promise<ContextWindow | undefined> {
-  if (override !== undefined) return { tokens: override, source: 'flag' }
-  const listed = await listModels(choice.endpoint, { timeoutMs: 3000 })
-  const reported = listed.ok
-    ? listed.models.find((m) => m.id === choice.model)?.contextWindow
-    : undefined
-  if (reported !== undefined) return { tokens: reported, source: 'server' }
-  if (choice.configuredWindow !== undefined)
-    return { tokens: choice.configuredWindow, source: 'config' }
-  return undefined
+export async function connectTarget(
+  target: ModelTarget,
+  options: { readonly contextWindow?: number; readonly dataDir?: string },
+): Promise<ModelConnection> {
+  const listing = await listModels(target.endpoint, { timeoutMs: LISTING_TIMEOUT_MS })
+  const window = options.contextWindow
+  const entry: EndpointEntry =
+    window === undefined
+      ? target.entry
+      : target.entry.override !== undefined
+        ? { ...target.entry, override: { ...target.entry.override, contextWindow: window } }
+        : {
+            ...target.entry,
+            models: {
+              ...target.entry.models,
+              [target.model]: { ...target.entry.models?.[target.model], contextWindow: window },
+            },
+          }
+  return connectModel({
+    entry,
+    endpoint: target.endpoint,
+    model: target.model,
+    listing,
+    ...(options.dataDir === undefined
+      ? {}
+      : { capabilities: new CapabilityStore(options.dataDir) }),
+  })
 }

@@ -9,7 +9,7 @@ import type { AgentSetup } from '../core/host/agent-setup.js'
 import { updateConfig } from '../core/host/config.js'
 import type { Config } from '../core/host/config.js'
 import { terminalApprovals } from './approval-prompt.js'
-import { contextWindowOf, resolveModel } from './model.js'
+import { connectTarget, resolveModel } from './model.js'
 
 export interface RunOptions {
   readonly store: Store
@@ -41,9 +41,11 @@ export interface RunOptions {
  * second SIGINT exits at once.
  */
 export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
-  const choice = resolveModel(opts)
-  const model = choice.model
-  const window = await contextWindowOf(choice, opts.contextWindow)
+  const connection = await connectTarget(resolveModel(opts), {
+    dataDir: opts.dataDir,
+    ...(opts.contextWindow === undefined ? {} : { contextWindow: opts.contextWindow }),
+  })
+  const model = connection.model
 
   const session =
     opts.sessionId === undefined
@@ -62,11 +64,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     setup = await setupAgent({
       session,
       projectDir,
-      model: {
-        adapter: choice.adapter,
-        model,
-        ...(window ? { contextWindow: window.tokens } : {}),
-      },
+      model: connection,
       config: opts.config,
       dataDir: opts.dataDir,
       env: opts.env,
@@ -118,6 +116,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
           const exitCode = event.type === 'tool/result' ? event.data.metadata?.exitCode : undefined
           if (typeof exitCode === 'number' && exitCode !== 0) note(`  <- exit code ${exitCode}`)
           if (event.type === 'error') note(`  ! ${event.data.code}: ${event.data.message}`)
+          if (event.type === 'notice') note(`  ! ${event.data.code}: ${event.data.message}`)
           if (event.type === 'step/end' && !cursor.atLineStart) write('\n')
         }),
       )

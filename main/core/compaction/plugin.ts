@@ -8,8 +8,11 @@ import type { PruneOptions } from './prune.js'
 export const DEFAULT_COMPACTION_THRESHOLD = 0.8
 
 export interface AutoCompactionOptions extends Omit<CompactOptions, 'signal' | 'focus'> {
-  /** The model's context window in tokens (from the server, or config). */
-  readonly contextWindow: number
+  /**
+   * The model's context window in tokens, read before every step (it may be lowered while the
+   * session runs: a server that cut a prompt); undefined: nothing compacts by itself.
+   */
+  readonly contextWindow: number | (() => number | undefined)
   /** Compact when the next request would fill more than this share of the window. */
   readonly threshold?: number
   /**
@@ -32,11 +35,16 @@ export function compactionPlugin(
 ): Plugin<LoopEvents, Record<string, never>> {
   const threshold = opts.threshold ?? DEFAULT_COMPACTION_THRESHOLD
   const count = opts.count ?? roughCount
+  const { contextWindow } = opts
+  const windowOf = (): number | undefined =>
+    typeof contextWindow === 'number' ? contextWindow : contextWindow()
   return {
     name: 'compaction',
     setup: (ctx) =>
       void ctx.on('loop/pre-step', async (input, next) => {
         const { session } = input
+        const window = windowOf()
+        if (window === undefined) return next(input)
         const tools = session.latestHeader()?.data.tools.map((tool) => ({ ...tool })) ?? []
         const pending = input.claimed.map((c) => ({
           role: 'user' as const,
@@ -45,20 +53,24 @@ export function compactionPlugin(
           seq: session.length,
         }))
         const measure = () => count([...session.deriveMessages(), ...pending], tools)
-        const limit = threshold * opts.contextWindow
+        const limit = threshold * window
         if (measure() > limit && opts.prune !== false) {
           await pruneOldOutputs(session, opts.prune ?? DEFAULT_PRUNE)
         }
         if (measure() > limit) {
-          const { prune: _prune, ...compactOpts } = opts
+          const { prune: _prune, contextWindow: _window, ...compactOpts } = opts
           const result = await compactSession(session, {
             ...compactOpts,
             count,
             signal: input.signal,
-            keepTailTokens:
-              opts.keepTailTokens ?? Math.ceil(opts.contextWindow * (1 - threshold) * 0.8),
+            keepTailTokens: opts.keepTailTokens ?? Math.ceil(window * (1 - threshold) * 0.8),
           })
           opts.onCompacted?.(result)
+          // Still too big (a huge recent output in a small window): every large output leaves
+          // the view, the last steps' too; each stub says how to read it again.
+          if (measure() > limit && opts.prune !== false) {
+            await pruneOldOutputs(session, { ...(opts.prune ?? DEFAULT_PRUNE), keepSteps: 0 })
+          }
         }
         return next(input)
       }),

@@ -50,16 +50,25 @@ export function chooseRange(
   return { from, to, fromSeq: first.seq, toSeq: last.seq }
 }
 
-/** The first position of a tail that holds at least `keepTailTokens` (walking back from the end). */
+/**
+ * The first position of a tail that holds about `keepTailTokens` (walking back from the end). A
+ * node that would take the tail far past the budget (a huge tool output in a small window) is
+ * left to the summary rather than kept verbatim.
+ */
 function tailBoundary(nodes: readonly SurfaceNode[], from: number, opts: RangeOptions): number {
   let tokens = 0
   for (let i = nodes.length - 1; i > from; i--) {
     const node = nodes[i]
-    if (node) tokens += opts.tokensOf(node)
+    const size = node ? opts.tokensOf(node) : 0
+    if (tokens > 0 && tokens + size > opts.keepTailTokens * TAIL_OVERSHOOT) return i + 1
+    tokens += size
     if (tokens >= opts.keepTailTokens) return i
   }
   return from
 }
+
+/** How far past its budget the kept tail may go to keep one more node whole. */
+const TAIL_OVERSHOOT = 1.5
 
 /**
  * The largest end at or before `to` such that every call in from..end has its result inside the

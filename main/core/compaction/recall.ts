@@ -37,6 +37,7 @@ function hiddenNodes(nodes: readonly SurfaceNode[], isInsideCheckpoint = false):
 export function recallTool(session: () => Session): Tool {
   return defineTool({
     name: 'recall',
+    brief: 'Search (query) or read (fromSeq..toSeq) the compacted earlier conversation.',
     description:
       'Search or read the earlier part of this conversation that was compacted into a summary. ' +
       'Use it when the summary lacks a detail you need (an exact error, a file’s old content, a command’s output). ' +

@@ -19,21 +19,33 @@ import { createPromptSections } from '../prompt/builtin.js'
 import { turnContext } from '../prompt/context.js'
 import { sessionTokens } from '../tokens/index.js'
 import type { SessionTokens } from '../tokens/index.js'
+import { ContextWindow } from '../tokens/window.js'
+import type { WindowSource } from '../tokens/window.js'
 import { ApprovalPolicy } from '../tools/approvals.js'
 import type { ApprovalChannel, ApprovalMode, ApprovalRule } from '../tools/approvals.js'
 import { builtinTools } from '../tools/builtin/index.js'
 import { createToolPipeline, readOutputTool } from '../tools/pipeline.js'
 import { ToolRegistry } from '../tools/registry.js'
-import { OutputSpill } from '../tools/spill.js'
+import { LEAN_LEFT_OUT, LEAN_PROMPT_MAX_WINDOW } from '../tools/model-schema.js'
+import { OutputSpill, outputCapForWindow } from '../tools/spill.js'
 import { SnapshotStore } from '../workspace/snapshot.js'
 import { TurnWorkspace } from '../workspace/turn-workspace.js'
 import type { Config } from './config.js'
 
-/** The model a session talks to; `contextWindow` undefined means nothing compacts by itself. */
+/**
+ * The model a session talks to; `contextWindow` undefined means nothing compacts by itself
+ * (until the server shows a window, by cutting a prompt or refusing one as too long).
+ */
 export interface AgentModel {
   readonly adapter: ModelAdapter
   readonly model: string
   readonly contextWindow?: number
+  /** Where the window comes from (default `configured`): the alarm trusts a window the server runs. */
+  readonly windowSource?: WindowSource
+  /** How to tell the user to give the model more room on this server. */
+  readonly raiseHint?: (honouredWindow: number) => string
+  /** Told when the session found the server honours a smaller window. Must not throw. */
+  readonly onWindowLearned?: (tokens: number) => void
 }
 
 export interface AgentSetupOptions {
@@ -71,6 +83,8 @@ export interface AgentSetup {
   /** The session's counter, calibrated from its log; compaction counts with it too. */
   readonly tokens: SessionTokens
   readonly tools: ToolRunner
+  /** The window the session plans for, as it is now (lowered when the server shows less). */
+  readonly window: ContextWindow
 }
 
 /** The folder a session was created for, from its first event; undefined when it has none. */
@@ -110,7 +124,24 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
   // Counted with the model's tokenizer, or an estimate calibrated by what the server reported
   // in this session so far.
   const tokens = sessionTokens(session.slice(), model)
-  const spill = new OutputSpill(join(opts.dataDir, 'outputs'))
+  const window = new ContextWindow(
+    opts.model.contextWindow,
+    opts.model.windowSource ?? 'configured',
+    (learnt) => {
+      try {
+        opts.model.onWindowLearned?.(learnt)
+      } catch (error) {
+        // Keeping it for the next session failed; this session still plans for it.
+        console.error('[bridle] could not keep the learnt context window:', error)
+      }
+    },
+  )
+  // A small window (8k tokens or less, now or once the server showed it) gets the lean prompt
+  // and tools, and tool outputs cut to about a quarter of it.
+  const isLean = () => (window.tokens ?? Infinity) <= LEAN_PROMPT_MAX_WINDOW
+  const spill = new OutputSpill(join(opts.dataDir, 'outputs'), () =>
+    outputCapForWindow(window.tokens),
+  )
   const registry = new ToolRegistry()
   for (const tool of [
     ...builtinTools({ bash: { env: opts.env } }),
@@ -129,43 +160,82 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     projectDir,
     new SnapshotStore(join(opts.dataDir, 'snapshots')),
   )
-  const tools = createToolPipeline({ registry, approvals, spill, projectDir, workspace })
+  const tools = createToolPipeline({ registry, approvals, spill, projectDir, workspace, isLean })
   // Built once per agent: the system prompt (AGENTS.md included) stays byte-identical for every
   // request; the date and git state go in as a context message at turn start instead.
-  const sections = await createPromptSections({
+  const names = registry.view().map((tool) => tool.name)
+  const promptOptions = {
     projectDir,
     platform: opts.platform ?? process.platform,
-    toolNames: tools.specs().map((t) => t.name),
+    outputCapBytes: outputCapForWindow(window.tokens),
+  }
+  const full = await createPromptSections({ ...promptOptions, toolNames: names })
+  const lean = await createPromptSections({
+    ...promptOptions,
+    toolNames: names.filter((name) => !LEAN_LEFT_OUT.has(name)),
+    lean: true,
   })
   const agent = new Agent({
     session,
     adapter,
     model,
-    kernel: await compactionKernel(opts, tokens),
+    kernel: await compactionKernel(opts, tokens, window),
     tools,
     turnHooks: workspace.turnHooks,
-    prompt: () => sections.assemble(),
+    prompt: () => (isLean() ? lean : full).assemble(),
     turnContext: turnContext({ projectDir }),
     tokens,
     limits: limitsOf(config, opts.maxSteps),
+    context: {
+      window,
+      ...(opts.model.raiseHint === undefined ? {} : { raiseHint: opts.model.raiseHint }),
+    },
+    compactForOverflow: (signal) => compactForOverflow(opts, tokens, window, signal),
   })
-  return { agent, approvals, tokens, tools }
+  return { agent, approvals, tokens, tools, window }
+}
+
+/**
+ * The server refused the prompt as too long: compacts now, keeping a tail that fits the window
+ * (the one the server said, if it did). Resolves whether the view got smaller.
+ */
+async function compactForOverflow(
+  opts: AgentSetupOptions,
+  tokens: SessionTokens,
+  window: ContextWindow,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const { threshold, keepUserTurns, model: summaryModel } = opts.config.compaction
+  const size = window.tokens
+  const result = await compactSession(opts.session, {
+    adapter: opts.model.adapter,
+    model: summaryModel ?? opts.model.model,
+    signal,
+    keepUserTurns: Math.min(keepUserTurns, 1),
+    count: tokens.total,
+    ...(size === undefined ? {} : { keepTailTokens: Math.ceil(size * (1 - threshold) * 0.8) }),
+  })
+  try {
+    opts.onCompacted?.(result)
+  } catch {
+    // The callback must not throw; a failure to report is not a failure to compact.
+  }
+  return result.ok
 }
 
 /** The loop's kernel: compaction before a step whose request would pass the window's threshold. */
 async function compactionKernel(
   opts: AgentSetupOptions,
   tokens: SessionTokens,
+  window: ContextWindow,
 ): Promise<Kernel<LoopEvents>> {
   const kernel = new Kernel<LoopEvents>()
-  const window = opts.model.contextWindow
-  if (window === undefined) return kernel
   const { threshold, keepUserTurns, model: summaryModel, prune } = opts.config.compaction
   await kernel.load(
     compactionPlugin({
       adapter: opts.model.adapter,
       model: summaryModel ?? opts.model.model,
-      contextWindow: window,
+      contextWindow: () => window.tokens,
       threshold,
       count: tokens.total,
       prune,

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { EndpointInfo } from '../../../preload/contract.js'
 import type { Config } from './config.js'
 import type { CredentialStore } from './credentials.js'
+import type { ProfileOverride } from '../models/profile.js'
 import type { EndpointConfig, ModelInfo } from '../models/types.js'
 
 /** The id of the endpoint given on the command line (`bridle serve --base-url`). */
@@ -54,7 +55,11 @@ export interface EndpointEntry {
   readonly baseUrl: string
   readonly apiKeyEnv?: string
   readonly idleTimeoutSeconds?: number
-  readonly models?: Readonly<Record<string, { readonly contextWindow?: number }>>
+  /** config.json's overrides of what Bridle detects about this server, and per model. */
+  readonly profile?: ProfileOverride
+  readonly models?: Readonly<
+    Record<string, { readonly contextWindow?: number; readonly profile?: ProfileOverride }>
+  >
   /** Set for the command line's endpoint: its model and window, and no stored key. */
   readonly override?: ModelOverride
 }

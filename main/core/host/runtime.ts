@@ -66,7 +66,7 @@ export function createRuntime(
       session: (sessionId) => runtime.sessions.get(sessionId).session,
       isRunning: (sessionId) => runtime.sessions.peek(sessionId)?.run !== undefined,
       pendingApprovals: (sessionId) => runtime.approvals.pending(sessionId),
-      contextWindow: (sessionId) => runtime.sessions.peek(sessionId)?.built?.model.contextWindow,
+      contextWindow: (sessionId) => runtime.sessions.peek(sessionId)?.built?.setup.window.tokens,
       close: () => runtime.close(),
     },
     handlers: {

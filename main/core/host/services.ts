@@ -5,20 +5,20 @@
  */
 import type { ApprovalRequest } from '../../../preload/contract.js'
 import type { Session } from '../log/session.js'
-import type { ModelAdapter } from '../models/types.js'
+import type { ModelConnection } from './model-connection.js'
 import type { Store } from '../store/index.js'
 import type { Config } from './config.js'
 import type { HostHandlers, NotificationSink } from './host.js'
 
-/** A model to talk to: resolved from an endpoint id (or the default) and a model name. */
-export interface ModelChoice {
-  readonly endpointId: string
-  readonly baseUrl: string
-  readonly adapter: ModelAdapter
-  readonly model: string
-  /** The window in tokens: what the server reports, else config's `contextWindow`. */
-  readonly contextWindow?: number
-}
+/**
+ * A model to talk to: resolved from an endpoint id (or the default) and a model name, with what
+ * is known of the server (a test may give only the adapter and the model).
+ */
+export type ModelChoice = Pick<ModelConnection, 'adapter' | 'model'> &
+  Partial<Omit<ModelConnection, 'adapter' | 'model'>> & {
+    readonly endpointId: string
+    readonly baseUrl: string
+  }
 
 /** Encrypts secrets at rest: Electron's safeStorage in the app; absent in serve and CLI mode. */
 export interface SecretBox {

@@ -6,7 +6,6 @@
 import type { DiscoveredServer, ModelInfo } from '../../../preload/contract.js'
 import { discoverEndpoints, listModels } from '../models/discovery.js'
 import type { DiscoveredEndpoint, ListModelsResult } from '../models/discovery.js'
-import { createOpenAiCompatibleAdapter } from '../models/openai-compatible.js'
 import type { EndpointConfig } from '../models/types.js'
 import type { Config } from './config.js'
 import { describeListFailure, describeListSuccess } from './endpoint-check.js'
@@ -22,6 +21,8 @@ import {
 } from './endpoints.js'
 import type { EndpointEntry, EndpointPick } from './endpoints.js'
 import { HostError } from './host.js'
+import { connectModel } from './model-connection.js'
+import type { ModelConnection } from './model-connection.js'
 import { ollamaToolSupport } from './model-catalog.js'
 import type { ModelChoice } from './services.js'
 import type { SettingsParts } from './settings-service.js'
@@ -81,15 +82,15 @@ export async function resolveModel(
   const endpoint = connectionOf(parts, entry)
   const listing = await parts.catalog.list(cacheKeyOf(entry), endpoint)
   const model = ref.model ?? presetModel(entry, config) ?? chooseListed(entry, listing, config)
-  const contextWindow =
-    entry.override?.contextWindow ?? listedWindow(listing, model) ?? configuredWindow(entry, model)
-  return {
-    endpointId: entry.id,
-    baseUrl: entry.baseUrl,
-    adapter: adapterFor(endpoint),
-    model,
-    ...(contextWindow === undefined ? {} : { contextWindow }),
+  let connection: ModelConnection
+  try {
+    connection = connectModel({ entry, endpoint, model, listing, capabilities: parts.capabilities })
+  } catch (error) {
+    throw new HostError('ENDPOINT_FAILED', error instanceof Error ? error.message : String(error), {
+      cause: error,
+    })
   }
+  return { ...connection, endpointId: entry.id, baseUrl: entry.baseUrl }
 }
 
 /** No model named anywhere: the server's (`defaultModel` if it has it, else its first). */
@@ -114,20 +115,6 @@ function chooseListed(entry: EndpointEntry, listing: ListModelsResult, config: C
     )
   }
   return model
-}
-
-function listedWindow(listing: ListModelsResult, model: string): number | undefined {
-  return listing.ok ? listing.models.find((m) => m.id === model)?.contextWindow : undefined
-}
-
-function adapterFor(endpoint: EndpointConfig): ModelChoice['adapter'] {
-  try {
-    return createOpenAiCompatibleAdapter(endpoint)
-  } catch (error) {
-    throw new HostError('ENDPOINT_FAILED', error instanceof Error ? error.message : String(error), {
-      cause: error,
-    })
-  }
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   withoutUntouchedDefaults,
   updateConfig,
 } from './config.js'
+import { CapabilityStore } from './capabilities.js'
 import { CredentialStore } from './credentials.js'
 import {
   checkModelOverride,
@@ -66,6 +67,7 @@ export function createSettings(
     config: configReader(ctx.home),
     credentials: new CredentialStore(ctx.home, opts.secretBox),
     catalog: new ModelCatalog(),
+    capabilities: new CapabilityStore(ctx.home),
   }
   return {
     service: {
@@ -85,6 +87,8 @@ export interface SettingsParts {
   readonly config: ConfigReader
   readonly credentials: CredentialStore
   readonly catalog: ModelCatalog
+  /** Probe reports and what servers taught by refusing (capabilities.json). */
+  readonly capabilities: CapabilityStore
 }
 
 function settingsHandlers(parts: SettingsParts): HandlerGroup<SettingsMethods> {

@@ -1,6 +1,10 @@
 import { environmentSection } from './environment.js'
 import { identitySection } from './identity.js'
-import { projectInstructionsSection, readProjectInstructions } from './project-instructions.js'
+import {
+  DEFAULT_INSTRUCTIONS_CAP_BYTES,
+  projectInstructionsSection,
+  readProjectInstructions,
+} from './project-instructions.js'
 import { safetySection } from './safety.js'
 import { PromptSections } from './sections.js'
 import { toolGuidanceSection } from './tool-guidance.js'
@@ -12,7 +16,15 @@ export interface BuiltinPromptOptions {
   readonly toolNames: readonly string[]
   /** The tool output cap the pipeline enforces, for the guidance text. */
   readonly outputCapBytes?: number
+  /**
+   * The lean form for small windows: the same sections in a few lines each, and AGENTS.md cut at
+   * LEAN_INSTRUCTIONS_CAP_BYTES, so that the fixed prompt leaves room for the conversation.
+   */
+  readonly lean?: boolean
 }
+
+/** How much of AGENTS.md the lean prompt carries (the rest: "read the file"). */
+export const LEAN_INSTRUCTIONS_CAP_BYTES = 4 * 1024
 
 /**
  * A session's prompt sections with the built-ins in place: identity, tool guidance, the
@@ -21,17 +33,23 @@ export interface BuiltinPromptOptions {
  * gets the same bytes. Plugins add their own sections to the returned registry.
  */
 export async function createPromptSections(opts: BuiltinPromptOptions): Promise<PromptSections> {
+  const lean = opts.lean === true
   const sections = new PromptSections()
-  sections.add(identitySection())
+  sections.add(identitySection({ lean }))
   sections.add(
     toolGuidanceSection({
       toolNames: opts.toolNames,
+      lean,
       ...(opts.outputCapBytes === undefined ? {} : { outputCapBytes: opts.outputCapBytes }),
     }),
   )
-  const project = projectInstructionsSection(await readProjectInstructions(opts.projectDir))
+  const cap = lean ? LEAN_INSTRUCTIONS_CAP_BYTES : DEFAULT_INSTRUCTIONS_CAP_BYTES
+  const project = projectInstructionsSection(
+    await readProjectInstructions(opts.projectDir, cap),
+    cap,
+  )
   if (project) sections.add(project)
-  sections.add(safetySection())
+  sections.add(safetySection({ lean }))
   sections.add(environmentSection(opts))
   return sections
 }

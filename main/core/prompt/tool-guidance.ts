@@ -46,6 +46,8 @@ function adviceFor(outputCapKb: number): readonly Advice[] {
 export function toolGuidanceSection(opts: {
   readonly toolNames: readonly string[]
   readonly outputCapBytes?: number
+  /** A few lines only (small windows). */
+  readonly lean?: boolean
 }): SectionContribution {
   const base = { name: 'tools', order: SECTION_ORDER.tools }
   if (opts.toolNames.length === 0)
@@ -53,6 +55,12 @@ export function toolGuidanceSection(opts: {
       ...base,
       text: 'You have no tools in this session; answer from the conversation alone.',
     }
+  if (opts.lean === true) {
+    return {
+      ...base,
+      text: `Paths are relative to the project folder. Read a file before you edit it. A result with ${TOOL_OUTCOME_UNKNOWN} may or may not have run: check before you retry.`,
+    }
+  }
   const offered = new Set(opts.toolNames)
   const capKb = Math.round((opts.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES) / 1024)
   const advice = adviceFor(capKb)

@@ -70,7 +70,12 @@ export class ContextWindow {
   private current: number | undefined
   private from: WindowSource
 
-  constructor(tokens: number | undefined, source: WindowSource) {
+  /** `onLower`: told each time the window is lowered (to keep what was learnt). Must not throw. */
+  constructor(
+    tokens: number | undefined,
+    source: WindowSource,
+    private readonly onLower?: (tokens: number) => void,
+  ) {
     this.current = tokens
     this.from = source
   }
@@ -96,6 +101,7 @@ export class ContextWindow {
     if (this.current !== undefined && this.current <= tokens) return false
     this.current = tokens
     this.from = 'learned'
+    this.onLower?.(tokens)
     return true
   }
 }

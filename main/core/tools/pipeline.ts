@@ -10,6 +10,7 @@ import { checkGuards, destructiveCommandGuard } from './guards.js'
 import type { Guard } from './guards.js'
 import type { ToolRegistry } from './registry.js'
 import type { OutputSpill } from './spill.js'
+import { fullToolSpec, LEAN_LEFT_OUT, leanToolSpec } from './model-schema.js'
 import { ToolError } from './types.js'
 import type { Tool, ToolOutput } from './types.js'
 
@@ -51,6 +52,8 @@ export interface PipelineOptions {
   readonly maxParallel?: number
   readonly kernel?: Kernel<ToolEvents>
   readonly workspace?: WorkspaceHooks
+  /** Whether the model is shown the lean tool set (a small window); read at every step. */
+  readonly isLean?: () => boolean
 }
 
 type Result = EventDataInput<'tool/result'>
@@ -273,11 +276,9 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
 
   return {
     specs(): ToolSpec[] {
-      return opts.registry.view(opts.scope).map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        parameters: z.toJSONSchema(tool.schema, { io: 'input' }),
-      }))
+      const tools = opts.registry.view(opts.scope)
+      if (opts.isLean?.() !== true) return tools.map(fullToolSpec)
+      return tools.filter((tool) => !LEAN_LEFT_OUT.has(tool.name)).map(leanToolSpec)
     },
     async runCalls(calls, { session, signal }: ToolRunContext) {
       const tools = visible()
@@ -342,6 +343,7 @@ export function readOutputTool(spill: OutputSpill): Tool {
   })
   return {
     name: 'read_output',
+    brief: 'Read more of a cut output, by the ref and offset it names.',
     description:
       'Read more of a tool output that was cut because it was long. Use the reference and offset given in the cut output.',
     schema,

@@ -12,16 +12,32 @@ import { ToolError } from './types.js'
 
 /** What the model sees of one tool's output at most (DESIGN.md 4: ~50 KB, the rest spilled). */
 export const DEFAULT_OUTPUT_CAP_BYTES = 50 * 1024
+/** The smallest cap, whatever the window: below it a single read says too little. */
+export const MIN_OUTPUT_CAP_BYTES = 4 * 1024
+
+/**
+ * The cap for a window of `tokens`: about a quarter of it (a token is ~4 bytes, so one byte per
+ * token), between MIN and DEFAULT. One output can then never fill a small window on its own.
+ */
+export function outputCapForWindow(tokens: number | undefined): number {
+  if (tokens === undefined) return DEFAULT_OUTPUT_CAP_BYTES
+  return Math.min(DEFAULT_OUTPUT_CAP_BYTES, Math.max(MIN_OUTPUT_CAP_BYTES, Math.floor(tokens)))
+}
 
 /**
  * Caps tool output for the model and keeps the whole of it in a file under the data folder,
  * named by an `outputRef` the UI and the `read_output` tool can read back.
  */
 export class OutputSpill {
+  /** `capBytes`: a number, or read at every call (a window that may shrink). */
   constructor(
     private readonly dir: string,
-    private readonly capBytes = DEFAULT_OUTPUT_CAP_BYTES,
+    private readonly capOf: number | (() => number) = DEFAULT_OUTPUT_CAP_BYTES,
   ) {}
+
+  private get capBytes(): number {
+    return typeof this.capOf === 'number' ? this.capOf : this.capOf()
+  }
 
   /** Returns the output as the model should see it, and the ref when the full text was spilled. */
   cap(sessionId: string, callId: string, output: string): { output: string; outputRef?: string } {

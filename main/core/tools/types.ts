@@ -37,6 +37,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly name: string
   /** Model-facing: what the tool does, when to use it, its limits. */
   readonly description: string
+  /**
+   * One short line for the lean prompt of small windows (8k tokens or less), where the full
+   * description costs too much: what it does and what its arguments mean.
+   */
+  readonly brief?: string
   readonly schema: S
   readonly kind: ToolKind
   /**

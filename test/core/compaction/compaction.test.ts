@@ -76,7 +76,7 @@ describe('compaction', () => {
         adapter,
         model: 'summariser',
         // Small enough that the fourth turn crosses 80%.
-        contextWindow: 600,
+        contextWindow: 560,
         keepUserTurns: 1,
         onCompacted: (result) => results.push(result),
         count: (messages, tools) => {

@@ -56,6 +56,7 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
   const seconds = (ms: number) => Math.round(ms / 100) / 10
   return defineTool({
     name: 'bash',
+    brief: 'Run a shell command in the project folder (stdin closed).',
     description: [
       'Run a shell command with bash in the project folder (or in workdir, a folder inside it) and get its stdout and stderr, interleaved.',
       'stdin is closed, so interactive programs and prompts cannot work; pass flags like --yes or --no-pager instead.',

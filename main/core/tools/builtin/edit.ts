@@ -49,6 +49,7 @@ interface Matches {
 export function editTool(): Tool {
   return defineTool({
     name: 'edit',
+    brief: 'Replace oldText (copied exactly from a read, unique in the file) with newText.',
     description: [
       'Replace exact text in an existing file: oldText must occur exactly once (or set replaceAll),',
       'matched character for character, including whitespace; copy it from a fresh read (without the line numbers).',

@@ -16,6 +16,7 @@ export const DEFAULT_MAX_GLOB_RESULTS = 1000
 export function globTool(): Tool {
   return defineTool({
     name: 'glob',
+    brief: 'Find files by name pattern (`*.ts`, `src/**/*.ts`).',
     description: [
       'Find files of the project by name pattern. Returns project-relative paths in path order.',
       'A pattern without a slash matches file names at any depth (`*.ts`, `README.md`); a pattern',

@@ -81,6 +81,7 @@ export function grepTool(options: GrepToolOptions = {}): Tool {
   }
   return defineTool({
     name: 'grep',
+    brief: 'Search file contents with a regular expression; output `path:line:text`.',
     description: [
       'Search the contents of project files with a regular expression (JavaScript syntax, one',
       'line at a time). Output modes: `content` (default) lists `path:line:text`, with context',

@@ -36,6 +36,7 @@ interface Entry {
 export function listTool(): Tool {
   return defineTool({
     name: 'list',
+    brief: 'List a folder (depth > 1: a tree).',
     description: [
       'List the entries of a project folder, sorted by name: folders end with /, symbolic links with @ (not followed).',
       `With depth above 1, subfolders are shown as an indented tree (two spaces per level). The .git folder is left out.`,

@@ -25,6 +25,7 @@ const PresentArgs = z.object({
 export function presentTool(): Tool {
   return defineTool({
     name: 'present',
+    brief: 'Show finished files to the user as the result.',
     description: [
       'Hand finished files to the user: the app shows them as the result of the task.',
       'Use it once the deliverables (a report, a generated file, a changed document) exist and are complete;',

@@ -49,6 +49,7 @@ interface Scan {
 export function readTool(): Tool {
   return defineTool({
     name: 'read',
+    brief: 'Read a file with line numbers; offset is the first line (1-based), limit how many.',
     description: [
       'Read a text file of the project, with line numbers (number, tab, line).',
       'Use it before editing a file, to see its exact text.',

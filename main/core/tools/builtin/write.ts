@@ -25,6 +25,7 @@ const WriteArgs = z.object({
 export function writeTool(): Tool {
   return defineTool({
     name: 'write',
+    brief: 'Create a file or replace all of it.',
     description: [
       'Create a file, or replace the whole content of an existing one, with the given text.',
       'Missing parent folders are created. Use it for new files and complete rewrites;',
