@@ -71,9 +71,8 @@ export function profileFor(inputs: ProfileInputs): ServerProfile {
   const probed = inputs.probed
   if (probed !== undefined) {
     if (probed.toolCalls !== undefined) wire = { ...wire, toolCalls: probed.toolCalls }
-    if (probed.streamUsage !== undefined && wire.api === 'openai') {
-      wire = { ...wire, streamUsage: probed.streamUsage }
-    }
+    // (Ollama's native API has none; the end of this function sees to that.)
+    if (probed.streamUsage !== undefined) wire = { ...wire, streamUsage: probed.streamUsage }
     if (probed.unopenedThink !== undefined) unopenedThink = probed.unopenedThink
   }
   for (const override of inputs.overrides ?? []) {

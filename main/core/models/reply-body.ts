@@ -137,11 +137,14 @@ function errorData(value: string): string {
   } catch {
     parsed = value
   }
-  const error = isRecord(parsed)
-    ? isRecord(parsed['error'])
-      ? parsed['error']
-      : parsed
-    : { message: String(parsed) }
+  const inner = isRecord(parsed) ? parsed['error'] : undefined
+  const error = isRecord(inner)
+    ? inner
+    : typeof inner === 'string'
+      ? { message: inner }
+      : isRecord(parsed)
+        ? parsed
+        : { message: String(parsed) }
   return `data: ${JSON.stringify({ error })}`
 }
 

@@ -7,9 +7,12 @@
  *
  * Holding is cheap for prose: a candidate must be a marker (`<tool_call>`, `[TOOL_CALLS]`, ...),
  * or `{`, `[` or a fence at the start of a line; anything else passes through, keeping back at
- * most a possible partial marker.
+ * most a possible partial marker. JSON or a fence found to be data is passed through whole,
+ * without looking for calls inside it, as `parseTextCalls` keeps it whole: what is shown never
+ * depends on how the stream was split.
  */
 import {
+  JsonValueScan,
   TEXT_CALL_MARKERS,
   checkCallOpening,
   isJsonFenceInfo,
@@ -26,6 +29,9 @@ export class TextCallStream {
   private isHolding = false
   /** Whether the next character received starts a line (nothing emitted yet counts). */
   private atLineStart = true
+  /** Data being passed through whole: a JSON value, or a fence (its info line, then its body). */
+  private skip:
+    { kind: 'json'; scan: JsonValueScan } | { kind: 'fence'; isInBody: boolean } | undefined
 
   constructor(private readonly toolNames: ReadonlySet<string>) {}
 
@@ -34,12 +40,27 @@ export class TextCallStream {
     this.held += fragment
     let out = ''
     for (;;) {
+      if (this.skip !== undefined) {
+        const passed = this.passData()
+        out += passed.text
+        if (!passed.isDone) return out
+        continue
+      }
       if (this.isHolding) {
         const verdict = this.judgeHeld()
         if (verdict === 'hold') return out
-        // Refuted: the candidate's text up to `verdict` is prose; look again after it.
-        out += this.release(verdict)
         this.isHolding = false
+        if (typeof verdict === 'number') {
+          // Refuted: the candidate's text up to `verdict` is prose; look again after it.
+          out += this.release(verdict)
+        } else {
+          // Data from `at` on: passed through whole.
+          out += this.release(verdict.at)
+          this.skip =
+            verdict.data === 'json'
+              ? { kind: 'json', scan: new JsonValueScan() }
+              : { kind: 'fence', isInBody: false }
+        }
         continue
       }
       const found = this.findCandidate()
@@ -61,6 +82,7 @@ export class TextCallStream {
     const held = this.held
     this.held = ''
     this.isHolding = false
+    this.skip = undefined
     if (held === '') return []
     return parseTextCalls(held, this.toolNames) ?? [{ kind: 'text', text: held }]
   }
@@ -70,6 +92,7 @@ export class TextCallStream {
     const held = this.held
     this.held = ''
     this.isHolding = false
+    this.skip = undefined
     return held
   }
 
@@ -131,8 +154,38 @@ export class TextCallStream {
     return keep
   }
 
-  /** `hold`, or how many characters of `held` turned out to be prose. */
-  private judgeHeld(): 'hold' | number {
+  /** Passes data through; `isDone` when it ended (what follows is looked at again). */
+  private passData(): { text: string; isDone: boolean } {
+    const skip = this.skip
+    if (skip === undefined) return { text: '', isDone: true }
+    if (skip.kind === 'json') {
+      const end = skip.scan.feed(this.held)
+      if (end === undefined) return { text: this.release(this.held.length), isDone: false }
+      this.skip = undefined
+      return { text: this.release(end), isDone: true }
+    }
+    if (!skip.isInBody) {
+      // The fence's info line: to its end.
+      const newline = this.held.indexOf('\n')
+      if (newline < 0) return { text: this.release(this.held.length), isDone: false }
+      skip.isInBody = true
+      return { text: this.release(newline + 1), isDone: true }
+    }
+    const close = this.held.indexOf('```')
+    if (close >= 0) {
+      this.skip = undefined
+      return { text: this.release(close + 3), isDone: true }
+    }
+    // Keep back a possible start of the closing fence.
+    const keep = this.held.endsWith('``') ? 2 : this.held.endsWith('`') ? 1 : 0
+    return { text: this.release(this.held.length - keep), isDone: false }
+  }
+
+  /**
+   * `hold`; how many characters of `held` turned out to be prose; or where data starts that is
+   * passed through whole.
+   */
+  private judgeHeld(): 'hold' | number | { at: number; data: 'json' | 'fence' } {
     const text = this.held
     const start = text.search(/\S/)
     if (start < 0) return 'hold'
@@ -144,19 +197,21 @@ export class TextCallStream {
     if ('```'.startsWith(text.slice(start))) return 'hold'
     const opening = checkCallOpening(text, start)
     if (opening === 'more') return 'hold'
-    if (opening === 'no') return start + 1
+    if (opening === 'no') return { at: start, data: 'json' }
     // Opens like a call: wait for the value to close, then decide on the whole of it.
     const end = jsonValueEnd(text, start)
     if (end >= text.length && !this.closesAt(text, start, end)) return 'hold'
     return parseTextCalls(text.slice(0, end), this.toolNames) === undefined ? end : 'hold'
   }
 
-  private judgeFence(start: number): 'hold' | number {
+  private judgeFence(start: number): 'hold' | number | { at: number; data: 'fence' } {
     const fence = readFence(this.held, start)
     if (fence === undefined) return 'hold'
-    if (!isJsonFenceInfo(fence.info)) return fence.isClosed ? fence.end : start + 3
+    if (!isJsonFenceInfo(fence.info))
+      return fence.isClosed ? fence.end : { at: start, data: 'fence' }
     const opening = checkCallOpening(fence.body, 0)
-    if (opening === 'no') return fence.isClosed ? fence.end : start + 3
+    if (opening === 'more' && !fence.isClosed) return 'hold'
+    if (opening !== 'yes') return fence.isClosed ? fence.end : { at: start, data: 'fence' }
     if (!fence.isClosed) return 'hold'
     return parseTextCalls(this.held.slice(0, fence.end), this.toolNames) === undefined
       ? fence.end

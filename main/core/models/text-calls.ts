@@ -148,9 +148,10 @@ function parseCandidate(
     case 'marker':
       return parseMarker(text, candidate.at, candidate.marker ?? '', toolNames)
     case 'json': {
+      // JSON that is not (only) calls is data, kept whole: a call-shaped line nested in it is
+      // part of what the model shows, not a call.
       const end = jsonValueEnd(text, candidate.at)
-      const calls = callsOfJson(text.slice(candidate.at, end), 'json', toolNames)
-      return calls === undefined ? undefined : { calls, end }
+      return { calls: callsOfJson(text.slice(candidate.at, end), 'json', toolNames) ?? [], end }
     }
     case 'fence': {
       const fence = readFence(text, candidate.at)
@@ -426,23 +427,37 @@ export function checkCallOpening(text: string, at: number): 'yes' | 'no' | 'more
  * either quote and nesting; the end of the text when it never closes.
  */
 export function jsonValueEnd(text: string, at: number): number {
-  let depth = 0
-  let quote: string | undefined
-  for (let pos = at; pos < text.length; pos++) {
-    const char = text[pos]
-    if (quote !== undefined) {
-      if (char === '\\') pos++
-      else if (char === quote) quote = undefined
-      continue
+  return new JsonValueScan().feed(text, at) ?? text.length
+}
+
+/**
+ * Finds where a JSON value ends, fed piece by piece (strings in either quote, escapes, nesting):
+ * what `jsonValueEnd` does on a whole text, for a stream.
+ */
+export class JsonValueScan {
+  private depth = 0
+  private quote: string | undefined
+  private isEscaped = false
+
+  /** Reads `text` from `from`; the index just past the value's end, or undefined if it goes on. */
+  feed(text: string, from = 0): number | undefined {
+    for (let pos = from; pos < text.length; pos++) {
+      const char = text[pos]
+      if (this.quote !== undefined) {
+        if (this.isEscaped) this.isEscaped = false
+        else if (char === '\\') this.isEscaped = true
+        else if (char === this.quote) this.quote = undefined
+        continue
+      }
+      if (char === '"' || char === "'") this.quote = char
+      else if (char === '{' || char === '[') this.depth++
+      else if (char === '}' || char === ']') {
+        this.depth--
+        if (this.depth <= 0) return pos + 1
+      }
     }
-    if (char === '"' || char === "'") quote = char
-    else if (char === '{' || char === '[') depth++
-    else if (char === '}' || char === ']') {
-      depth--
-      if (depth <= 0) return pos + 1
-    }
+    return undefined
   }
-  return text.length
 }
 
 interface Fence {

@@ -31,12 +31,19 @@ function jsonSchemaOf(tool: Tool): Record<string, unknown> {
   return schema
 }
 
+/** Schema keywords whose values are data (a default, examples), never walked as schemas. */
+const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples'])
+
 function withoutDescriptions(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutDescriptions)
   if (typeof value !== 'object' || value === null) return value
   const out: Record<string, unknown> = {}
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     if (key === 'description' || key === 'additionalProperties') continue
+    if (DATA_KEYWORDS.has(key)) {
+      out[key] = item
+      continue
+    }
     // `properties` maps names to schemas: a property called `description` is kept.
     out[key] =
       key === 'properties' && isRecord(item)
