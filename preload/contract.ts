@@ -8,6 +8,7 @@
  * message. This module is pure zod: it is imported by main, preload and renderer alike.
  */
 import { z } from 'zod'
+import { ProbeReport } from './probe-report.js'
 import { Config } from './settings.js'
 
 export const ErrorCode = z.enum([
@@ -176,6 +177,8 @@ export const ModelInfo = z.object({
   trainedContext: z.number().int().positive().optional(),
   /** Whether the model advertises tool calling; absent when unknown. */
   supportsTools: z.boolean().optional(),
+  /** The last capability probe of this model on this endpoint (`model/probe`), if one ran. */
+  probe: ProbeReport.optional(),
 })
 export type ModelInfo = z.infer<typeof ModelInfo>
 
@@ -186,6 +189,27 @@ export const DiscoveredServer = z.object({
   models: z.array(ModelInfo),
 })
 export type DiscoveredServer = z.infer<typeof DiscoveredServer>
+
+/**
+ * How a session talks to its model now: the profile Bridle picked (and what the server taught
+ * it since), the window it plans for and where that comes from, and the last probe's report.
+ */
+export const ModelProfileView = z.object({
+  model: z.string(),
+  endpointId: z.string(),
+  /** `ollama`, `llama.cpp`, `lm-studio`, `vllm`, `deepseek`, `openai` or `unknown`. */
+  serverKind: z.string(),
+  serverVersion: z.string().optional(),
+  api: z.enum(['openai', 'ollama']),
+  toolCalls: z.enum(['native', 'native-nonstream', 'text']),
+  streamUsage: z.boolean(),
+  replayReasoning: z.boolean(),
+  contextWindow: z.number().int().positive().optional(),
+  /** `configured`, `server`, `default` (assumed), `advertised`, `probed` or `learned` (after a cut). */
+  windowSource: z.string().optional(),
+  probe: ProbeReport.optional(),
+})
+export type ModelProfileView = z.infer<typeof ModelProfileView>
 
 /** The settings the renderer may read and change: config.json, defaults filled in. */
 export const SettingsView = z.object({
@@ -302,6 +326,8 @@ export const methods = {
       pendingApprovals: z.array(ApprovalRequest),
       /** The model's window in tokens, when known; with the last request's estimate, a meter. */
       contextWindow: z.number().int().positive().optional(),
+      /** How the session talks to its model, once its first turn resolved it. */
+      profile: ModelProfileView.optional(),
     }),
   },
   'session/rename': {
@@ -470,6 +496,19 @@ export const methods = {
     description: 'The models of an endpoint, with context length and tool support when known.',
     params: z.object({ endpointId: Id }).strict(),
     result: z.object({ models: z.array(ModelInfo) }),
+  },
+  'model/probe': {
+    description:
+      'Tests what a model on an endpoint can do (tool calls, reasoning, stream_options, the context it honours) with a few real requests; the report is kept, and sessions talk to the model accordingly. A slow local server may take minutes.',
+    params: z
+      .object({
+        endpointId: Id,
+        model: z.string().min(1).max(500),
+        /** Size of the long-prompt test, in tokens (default 6,000). */
+        contextTokens: z.number().int().min(1000).max(262_144).optional(),
+      })
+      .strict(),
+    result: z.object({ report: ProbeReport }),
   },
   'credential/set': {
     description:

@@ -20,6 +20,8 @@ import type { Store } from '../core/store/index.js'
 import { chunked, writeFileAtomic } from '../core/host/files.js'
 import { printEvents, printSearch, printSessions, printTranscript } from './inspect.js'
 import { compactCommand, uncompactCommand } from './compact.js'
+import { probeCardLines } from '../core/host/probe-card.js'
+import { probeCommand } from './probe.js'
 import { runPrompt } from './run.js'
 import { startServe } from './serve.js'
 
@@ -49,6 +51,13 @@ Commands:
   discover                  Look for local model servers (Ollama, LM Studio, llama.cpp, vLLM)
                             on their usual ports and list their models.
       --port N              Probe this port instead (repeatable: --port 8080 --port 9000).
+  probe                     Test what a model on a server can do: tool calls (streamed, not
+                            streamed, as text), where reasoning comes, stream_options, and the
+                            context window it really honours. Prints a capability card, and
+                            Bridle talks to that model accordingly from then on.
+                            Takes --base-url/--model/--api-key-env like run.
+      --context-tokens N    Size of the long-prompt test (default 6000).
+      --json                Print the report as JSON.
   show <sessionId>          Print a session's conversation.
   fork <sessionId> --at SEQ Fork a session: the new one shares events 0..SEQ-1; prints its id.
   info                      Print the app info (version, data folder, platform) as JSON.
@@ -135,6 +144,7 @@ async function main(argv: string[]): Promise<number> {
       at: { type: 'string' },
       focus: { type: 'string' },
       'context-window': { type: 'string' },
+      'context-tokens': { type: 'string' },
     },
   })
   const command = positionals[0] ?? 'help'
@@ -334,6 +344,23 @@ async function main(argv: string[]): Promise<number> {
           `${endpoint.baseUrl}  ${endpoint.kind}  ${endpoint.error ? `${endpoint.error.code}: ${endpoint.error.message}` : models || '(no models)'}`,
         )
       }
+      return 0
+    }
+    case 'probe': {
+      const config = loadConfig(ensureHome(home))
+      const report = await probeCommand({
+        config,
+        env: process.env,
+        dataDir: home,
+        ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
+        ...(values.model === undefined ? {} : { model: values.model }),
+        ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
+        ...(values['context-tokens'] === undefined
+          ? {}
+          : { contextTokens: parseCount('--context-tokens', values['context-tokens']) }),
+      })
+      if (values.json) print(JSON.stringify(report, null, 2))
+      else for (const line of probeCardLines(report)) print(line)
       return 0
     }
     case 'show': {

@@ -186,6 +186,36 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     params: { endpointId: 'local' },
     result: { models: [{ id: 'qwen3:8b', contextWindow: 40960, supportsTools: true }] },
   },
+  'model/probe': {
+    params: { endpointId: 'local', model: 'qwen3:8b' },
+    result: {
+      report: {
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        model: 'qwen3:8b',
+        kind: 'ollama',
+        serverVersion: '0.12.3',
+        probedAt: 1_700_000_000_000,
+        durationMs: 3400,
+        api: 'ollama',
+        toolCalls: {
+          streamed: 'structured',
+          nonStreamed: 'skipped',
+          asText: 'skipped',
+          chosen: 'native',
+        },
+        reasoning: 'thinking',
+        streamOptions: 'not-applicable',
+        context: {
+          window: 4096,
+          windowSource: 'default',
+          verdict: 'cut',
+          reported: 4096,
+          honoured: 4096,
+        },
+        notes: [],
+      },
+    },
+  },
   'credential/set': {
     params: { endpointId: 'remote', value: 'sk-secret' },
     result: { endpointId: 'remote', stored: true },

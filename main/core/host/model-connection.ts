@@ -16,6 +16,7 @@ import type { ProbedShape, ProfileOverride, ServerKind, ServerProfile } from '..
 import type { EndpointConfig, ModelAdapter } from '../models/types.js'
 import type { WindowSource } from '../tokens/window.js'
 import type { CapabilityRecord, CapabilityStore } from './capabilities.js'
+import { raiseWindowHint } from '../../../preload/probe-words.js'
 import { configuredWindow } from './endpoints.js'
 import type { EndpointEntry } from './endpoints.js'
 
@@ -133,30 +134,5 @@ function learnedShape(record: CapabilityRecord | undefined): ProfileOverride | u
     ...(learned.toolCalls === undefined ? {} : { toolCalls: learned.toolCalls }),
     ...(learned.streamUsage === undefined ? {} : { streamUsage: learned.streamUsage }),
     ...(learned.replayReasoning === undefined ? {} : { replayReasoning: learned.replayReasoning }),
-  }
-}
-
-/** How to give `model` a larger window on this kind of server, in one sentence. */
-export function raiseWindowHint(
-  kind: ServerKind,
-  model: string,
-  endpointId: string,
-  honoured: number,
-): string {
-  const bigger = (honoured * 4).toLocaleString('en')
-  const config = `endpoints.${endpointId}.models["${model}"].contextWindow in config.json`
-  switch (kind) {
-    case 'ollama':
-      return `To give the model more room, set ${config} (Bridle then asks Ollama to run that window, e.g. ${bigger}), or start Ollama with OLLAMA_CONTEXT_LENGTH=${honoured * 4}.`
-    case 'llama.cpp':
-      return `To give the model more room, restart llama-server with a larger context (-c ${honoured * 4}).`
-    case 'lm-studio':
-      return `To give the model more room, load ${model} in LM Studio with a larger context length (e.g. ${bigger}).`
-    case 'vllm':
-      return `To give the model more room, restart vLLM with a larger --max-model-len, if the model allows it.`
-    case 'deepseek':
-    case 'openai':
-    case 'unknown':
-      return `To give the model more room, start the server with a larger context window, then set ${config}.`
   }
 }

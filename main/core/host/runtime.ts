@@ -3,7 +3,7 @@
  * a `turn/send` returns at once), approvals over the bridge, and compaction on demand. Every
  * session it touches stays open for writing here until the Host closes: one writer per session.
  */
-import type { CompactionOutcome } from '../../../preload/contract.js'
+import type { CompactionOutcome, ModelProfileView } from '../../../preload/contract.js'
 import { uncompactSession } from '../compaction/compactor.js'
 import type { CompactResult } from '../compaction/compactor.js'
 import type { Session } from '../log/index.js'
@@ -52,6 +52,8 @@ interface LiveAgent {
   readonly model: ModelChoice
   /** The settings it was built with: when they change, the next turn gets a new agent. */
   readonly config: Config
+  /** The settings' revision it was built at (a probe since changes how the model is talked to). */
+  readonly revision: number
 }
 
 /** Builds the runtime's service (for the other handler groups) and its contract handlers. */
@@ -67,6 +69,7 @@ export function createRuntime(
       isRunning: (sessionId) => runtime.sessions.peek(sessionId)?.run !== undefined,
       pendingApprovals: (sessionId) => runtime.approvals.pending(sessionId),
       contextWindow: (sessionId) => runtime.sessions.peek(sessionId)?.built?.setup.window.tokens,
+      profile: (sessionId) => runtime.profile(sessionId),
       close: () => runtime.close(),
     },
     handlers: {
@@ -144,6 +147,29 @@ class Runtime {
     if (!sent.accepted) return duplicate
     this.startRun(live)
     return { accepted: true }
+  }
+
+  /** How the session talks to its model, once its agent was built. */
+  profile(sessionId: string): ModelProfileView | undefined {
+    const built = this.sessions.peek(sessionId)?.built
+    if (built === undefined) return undefined
+    const { model, setup } = built
+    const wire = model.adapter.wire?.() ?? model.profile?.wire
+    const probe = this.settings.probeReport(model.baseUrl, model.model)
+    return {
+      model: model.model,
+      endpointId: model.endpointId,
+      serverKind: model.kind ?? 'unknown',
+      ...(model.serverVersion === undefined ? {} : { serverVersion: model.serverVersion }),
+      api: wire?.api ?? 'openai',
+      toolCalls: wire?.toolCalls ?? 'native',
+      streamUsage: wire?.streamUsage ?? true,
+      replayReasoning: wire?.replayReasoning ?? false,
+      ...(setup.window.tokens === undefined
+        ? {}
+        : { contextWindow: setup.window.tokens, windowSource: setup.window.source }),
+      ...(probe === undefined ? {} : { probe }),
+    }
   }
 
   /** Stops the running turn (and a compaction asked for by hand); waits for neither. */
@@ -231,7 +257,12 @@ class Runtime {
   private agentOf(live: Live): Promise<LiveAgent> {
     // Settings changed since it was built (approval mode, rules, endpoints, compaction): an idle
     // agent is rebuilt, so what the user set applies from the next turn on.
-    if (live.built && !live.run && live.built.config !== this.settings.current()) {
+    if (
+      live.built &&
+      !live.run &&
+      (live.built.config !== this.settings.current() ||
+        live.built.revision !== this.settings.revision())
+    ) {
       live.agent = undefined
       live.built = undefined
     }
@@ -279,7 +310,12 @@ class Runtime {
         text: delta.kind === 'text-is-reasoning' ? '' : delta.text,
       })
     })
-    live.built = { setup, model, config: this.settings.current() }
+    live.built = {
+      setup,
+      model,
+      config: this.settings.current(),
+      revision: this.settings.revision(),
+    }
     return live.built
   }
 

@@ -3,7 +3,8 @@
  * groups: settings (config.json, endpoints, credentials, model resolution), the runtime (agents
  * of open sessions, approvals, compaction) and the session views (lists, tree, events, forks).
  */
-import type { ApprovalRequest } from '../../../preload/contract.js'
+import type { ApprovalRequest, ModelProfileView } from '../../../preload/contract.js'
+import type { ProbeReport } from '../../../preload/probe-report.js'
 import type { Session } from '../log/session.js'
 import type { ModelConnection } from './model-connection.js'
 import type { Store } from '../store/index.js'
@@ -43,6 +44,13 @@ export interface SettingsService {
    * that says what to configure.
    */
   resolveModel(ref: { readonly endpointId?: string; readonly model?: string }): Promise<ModelChoice>
+  /**
+   * Counts changes that should rebuild idle agents: config.json, and a probe that changed what
+   * is known of a model.
+   */
+  revision(): number
+  /** The last probe of `model` at `baseUrl`, if one ran. */
+  probeReport(baseUrl: string, model: string): ProbeReport | undefined
   /** Appends an approval rule to config.json (for "always allow" answered in the UI). */
   rememberApprovalRule(rule: {
     readonly tool: string
@@ -66,6 +74,8 @@ export interface RuntimeService {
   pendingApprovals(sessionId: string): readonly ApprovalRequest[]
   /** The window of the session's model, once the runtime has resolved it. */
   contextWindow(sessionId: string): number | undefined
+  /** How the session talks to its model, once the runtime has resolved it. */
+  profile(sessionId: string): ModelProfileView | undefined
   /** Cancels every turn, closes every agent and session. */
   close(): Promise<void>
 }
@@ -85,6 +95,7 @@ export type SettingsMethods =
   | 'endpoint/test'
   | 'endpoint/discover'
   | 'model/list'
+  | 'model/probe'
   | 'credential/set'
   | 'credential/delete'
 export type RuntimeMethods =

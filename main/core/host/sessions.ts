@@ -71,10 +71,12 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
     'session/get': ({ sessionId }) => {
       const session = summaries.get(sessionId)
       const contextWindow = deps.runtime.contextWindow(sessionId)
+      const profile = deps.runtime.profile(sessionId)
       return {
         session,
         pendingApprovals: [...deps.runtime.pendingApprovals(sessionId)],
         ...(contextWindow === undefined ? {} : { contextWindow }),
+        ...(profile === undefined ? {} : { profile }),
       }
     },
 

@@ -20,7 +20,9 @@ import {
   resolveApiKey,
 } from './endpoints.js'
 import type { EndpointEntry, EndpointPick } from './endpoints.js'
+import type { ProbeReport } from '../../../preload/probe-report.js'
 import { HostError } from './host.js'
+import { probeEndpointModel } from './probe-card.js'
 import { connectModel } from './model-connection.js'
 import type { ModelConnection } from './model-connection.js'
 import { ollamaToolSupport } from './model-catalog.js'
@@ -195,6 +197,7 @@ export async function listEndpointModels(
   const models = listing.models.map((model): ModelInfo => {
     const configured = configuredWindow(entry, model.id)
     const supportsTools = tools.get(model.id)
+    const probe = parts.capabilities.get(entry.baseUrl, model.id, listing.serverVersion)?.probe
     // A window set in config.json is the one Bridle plans for (and, on Ollama, asks for).
     const window =
       configured !== undefined
@@ -210,6 +213,7 @@ export async function listEndpointModels(
       ...window,
       ...(model.trainedContext === undefined ? {} : { trainedContext: model.trainedContext }),
       ...(supportsTools === undefined ? {} : { supportsTools }),
+      ...(probe === undefined ? {} : { probe }),
     }
   })
   return { models }
@@ -227,4 +231,39 @@ function toDiscoveredServer(found: DiscoveredEndpoint): DiscoveredServer {
     baseUrl: found.baseUrl,
     models: found.models.map(toModelInfo),
   }
+}
+
+/**
+ * `model/probe`: tests the model on the endpoint with a few real requests and keeps the report;
+ * agents built before it are rebuilt at their next turn. A server that cannot be reached fails
+ * with ENDPOINT_FAILED saying what to do; every other failure is part of the report.
+ */
+export async function probeModelOf(
+  parts: SettingsParts,
+  params: { readonly endpointId: string; readonly model: string; readonly contextTokens?: number },
+): Promise<{ report: ProbeReport }> {
+  const entry = endpointFor(parts, params.endpointId)
+  const endpoint = connectionOf(parts, entry)
+  const listing = await parts.catalog.list(cacheKeyOf(entry), endpoint, { fresh: true })
+  if (!listing.ok && listing.error.code === 'ENDPOINT_UNREACHABLE') {
+    throw new HostError(
+      'ENDPOINT_FAILED',
+      describeListFailure(listing.error, {
+        baseUrl: entry.baseUrl,
+        keySent: endpoint.apiKey !== undefined,
+        isSaved: entry.override === undefined,
+        timeoutMs: ENDPOINT_TEST_TIMEOUT_MS,
+      }),
+    )
+  }
+  const report = await probeEndpointModel({
+    entry,
+    endpoint,
+    model: params.model,
+    listing,
+    capabilities: parts.capabilities,
+    ...(params.contextTokens === undefined ? {} : { contextTokens: params.contextTokens }),
+  })
+  parts.probes.count++
+  return { report }
 }

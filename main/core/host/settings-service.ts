@@ -39,6 +39,7 @@ import type {
 import {
   discoverServers,
   listEndpointModels,
+  probeModelOf,
   resolveModel,
   testEndpoint,
 } from './settings-models.js'
@@ -68,12 +69,15 @@ export function createSettings(
     credentials: new CredentialStore(ctx.home, opts.secretBox),
     catalog: new ModelCatalog(),
     capabilities: new CapabilityStore(ctx.home),
+    probes: { count: 0 },
   }
   return {
     service: {
       current: () => parts.config.current(),
       defaults: (projectDir) => sessionDefaults(parts, projectDir),
       resolveModel: (ref) => resolveModel(parts, ref),
+      revision: () => parts.probes.count,
+      probeReport: (baseUrl, model) => parts.capabilities.get(baseUrl, model)?.probe,
       rememberApprovalRule: (rule) => rememberApprovalRule(parts, rule),
     },
     handlers: settingsHandlers(parts),
@@ -89,6 +93,8 @@ export interface SettingsParts {
   readonly catalog: ModelCatalog
   /** Probe reports and what servers taught by refusing (capabilities.json). */
   readonly capabilities: CapabilityStore
+  /** Probes run since start: each may change how a model is talked to. */
+  readonly probes: { count: number }
 }
 
 function settingsHandlers(parts: SettingsParts): HandlerGroup<SettingsMethods> {
@@ -99,6 +105,7 @@ function settingsHandlers(parts: SettingsParts): HandlerGroup<SettingsMethods> {
     'endpoint/test': (params) => testEndpoint(parts, params),
     'endpoint/discover': () => discoverServers(),
     'model/list': ({ endpointId }) => listEndpointModels(parts, endpointId),
+    'model/probe': (params) => probeModelOf(parts, params),
     'credential/set': ({ endpointId, value }) => {
       setCredential(parts, endpointId, value)
       return { endpointId, stored: true as const }

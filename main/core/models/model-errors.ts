@@ -218,6 +218,19 @@ function fromStatus(
   headers: Headers | undefined,
   make: Make,
 ): ModelError {
+  const error = statusError(status, serverMessage, where, headers, make)
+  if (serverMessage === '') return error
+  // The server's words alone, redacted like the message: for cards and for reading refusals.
+  return { ...error, serverMessage: make(error.code, serverMessage).message }
+}
+
+function statusError(
+  status: number,
+  serverMessage: string,
+  where: string,
+  headers: Headers | undefined,
+  make: Make,
+): ModelError {
   const said = serverMessage.length > 0 ? `: ${serverMessage}` : ''
   if (status === 401 || status === 403) {
     return make(

@@ -89,6 +89,8 @@ export interface ModelError {
   readonly retryNow?: boolean
   /** The context the server says it runs, in tokens, when its error said (`n_ctx`). */
   readonly contextWindow?: number
+  /** What the server itself said, when it said something (part of `message` too). */
+  readonly serverMessage?: string
 }
 
 /** One piece of a streamed answer. Tool-call parts carry the index the provider gave the call. */

@@ -39,14 +39,25 @@ export function detectTruncation(input: {
   readonly knownWindow?: number
 }): TruncationFinding | undefined {
   const { sent, reported, knownWindow } = input
-  if (sent < MIN_PROMPT_FOR_ALARM || reported >= TRUNCATION_RATIO * sent) return undefined
+  if (sent < MIN_PROMPT_FOR_ALARM || reported >= sent) return undefined
   if (knownWindow !== undefined && sent <= knownWindow) return undefined
   const candidates = knownWindow === undefined ? COMMON_WINDOWS : [knownWindow, ...COMMON_WINDOWS]
+  // A count that stops exactly at a window (or at half of it plus two) while clearly more was
+  // sent is the server's own signature, whatever the difference between the tokenizers.
+  const exact = candidates.find(
+    (window) =>
+      (reported === window || reported === window / 2 + 2) && sent > window * EXACT_MARGIN,
+  )
+  if (exact !== undefined) return { honouredWindow: exact, sent, reported }
+  if (reported >= TRUNCATION_RATIO * sent) return undefined
   const honoured = candidates
     .filter((window) => reported <= window && reported >= window / 2 - 64 && sent > window)
     .sort((a, b) => a - b)[0]
   return honoured === undefined ? undefined : { honouredWindow: honoured, sent, reported }
 }
+
+/** How much more than a window the estimate must be for a count exactly at it to mean a cut. */
+const EXACT_MARGIN = 1.1
 
 export type WindowSource =
   /** `--context-window`, or config.json's `contextWindow`. */

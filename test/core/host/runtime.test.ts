@@ -94,6 +94,8 @@ function fakeSettings(model: ModelServer): FakeSettings {
       return choice
     },
     rememberApprovalRule: (rule) => void fake.remembered.push(rule),
+    revision: () => 0,
+    probeReport: () => undefined,
   }
   return fake
 }

@@ -291,6 +291,7 @@ describe('session/create, get, rename, delete, restore', () => {
       isRunning: () => true,
       pendingApprovals: () => [],
       contextWindow: () => undefined,
+      profile: () => undefined,
       close: () => Promise.resolve(),
     }
     const settings: SettingsService = {
@@ -298,6 +299,8 @@ describe('session/create, get, rename, delete, restore', () => {
         throw new Error('not used')
       },
       defaults: () => ({}),
+      revision: () => 0,
+      probeReport: () => undefined,
       resolveModel: () => Promise.reject(new Error('not used')),
       rememberApprovalRule: () => undefined,
     }

@@ -1,0 +1,55 @@
+/**
+ * Running a capability probe for an endpoint's model and saying what it found, in words a
+ * person reads: the CLI prints the card, the settings show the same facts (the renderer words
+ * them from the report itself).
+ */
+import type { ProbeReport } from '../../../preload/probe-report.js'
+import { probeRows, serverName } from '../../../preload/probe-words.js'
+import type { ListModelsResult } from '../models/discovery.js'
+import { probeModel } from '../models/probe.js'
+import type { EndpointConfig } from '../models/types.js'
+import type { CapabilityStore } from './capabilities.js'
+import type { EndpointEntry } from './endpoints.js'
+import { connectModel } from './model-connection.js'
+
+export interface ProbeInputs {
+  readonly entry: EndpointEntry
+  readonly endpoint: EndpointConfig
+  readonly model: string
+  readonly listing: ListModelsResult
+  readonly capabilities?: CapabilityStore
+  readonly contextTokens?: number
+  readonly signal?: AbortSignal
+}
+
+/** Probes the model the way Bridle talks to it (API and num_ctx from its profile), and keeps the report. */
+export async function probeEndpointModel(inputs: ProbeInputs): Promise<ProbeReport> {
+  const connection = connectModel({
+    entry: inputs.entry,
+    endpoint: inputs.endpoint,
+    model: inputs.model,
+    listing: inputs.listing,
+  })
+  const { wire } = connection.profile
+  const report = await probeModel({
+    endpoint: inputs.endpoint,
+    model: inputs.model,
+    api: wire.api,
+    kind: connection.kind,
+    listing: inputs.listing,
+    ...(wire.numCtx === undefined ? {} : { numCtx: wire.numCtx }),
+    ...(inputs.contextTokens === undefined ? {} : { contextTokens: inputs.contextTokens }),
+    ...(inputs.signal === undefined ? {} : { signal: inputs.signal }),
+  })
+  inputs.capabilities?.saveProbe(report)
+  return report
+}
+
+/** The card as lines of text (the CLI's `bridle probe`). */
+export function probeCardLines(report: ProbeReport, endpointId = 'cli'): string[] {
+  const server = serverName(report.kind, report.serverVersion)
+  return [
+    `${report.model} at ${report.baseUrl} (${server}), probed in ${(report.durationMs / 1000).toFixed(1)} s`,
+    ...probeRows(report, endpointId).map(({ label, text }) => `  ${label.padEnd(12)} ${text}`),
+  ]
+}

@@ -1,0 +1,506 @@
+/**
+ * The capability probe (`bridle probe`, the "Test" button in settings): a few small real
+ * requests that show how a model on a server behaves, read from the wire rather than assumed.
+ *
+ * 1. Calls: a one-tool request, streamed. Structured calls in the stream? Calls written as text?
+ *    A refusal of `tools` (in the server's words)? Then, if the stream gave no structured call,
+ *    the same request not streamed, and with the tool described in the prompt instead.
+ * 2. Reasoning: which field carried it (`reasoning_content`, `reasoning`, Ollama's `thinking`),
+ *    or `<think>` tags in the text, or only a closing `</think>`.
+ * 3. `stream_options`: accepted, or refused (asked again without).
+ * 4. Context: a word planted at the head of a long prompt, the question at its end; the prompt
+ *    tokens the server reports against what was sent show whether it cut the start, and the
+ *    model's answer whether it saw it.
+ *
+ * Never throws: a failed step is a line in the report.
+ */
+import OpenAI from 'openai'
+import type { ProbeReport } from '../../../preload/probe-report.js'
+import { estimateTokens } from '../tokens/estimate.js'
+import { detectTruncation } from '../tokens/window.js'
+import type { ListModelsResult } from './discovery.js'
+import { createEndpointFetch } from './endpoint-fetch.js'
+import { classifyError, errorFromStatus, extractServerMessage, isRecord } from './model-errors.js'
+import { ollamaRoot } from './ollama-native.js'
+import type { ServerKind } from './profile.js'
+import { contextWindowIn, recognizeRefusal } from './refusals.js'
+import { parseTextCalls } from './text-calls.js'
+import { describeToolsAsText } from './text-tools.js'
+import type { EndpointConfig, ModelError, ModelInfo, ToolSpec } from './types.js'
+
+export type { ProbeReport }
+
+/** The long prompt's default size: above the 2,048 and 4,096 that servers run by default. */
+export const DEFAULT_CONTEXT_PROBE_TOKENS = 6_000
+/** Each request of the probe may take this long (a local server may load the model first). */
+export const DEFAULT_PROBE_TIMEOUT_MS = 180_000
+
+const PROBE_TOOL: ToolSpec = {
+  name: 'probe_echo',
+  description: 'Echoes a word back. Call it when you are asked to.',
+  parameters: {
+    type: 'object',
+    properties: { word: { type: 'string', description: 'The word to echo' } },
+    required: ['word'],
+  },
+}
+const SYSTEM = 'You are being tested. Follow the instruction exactly.'
+const ASK_FOR_CALL = 'Call the probe_echo tool with word set to "kiwi". Do not answer in text.'
+
+export interface ProbeOptions {
+  readonly endpoint: EndpointConfig
+  readonly model: string
+  /** The API Bridle uses for this server (its profile). */
+  readonly api: 'openai' | 'ollama'
+  readonly kind: ServerKind
+  /** The server's listing, for its version and the window it says it runs. */
+  readonly listing?: ListModelsResult
+  /** Ollama: the window Bridle asks for (num_ctx), when config sets one. */
+  readonly numCtx?: number
+  readonly contextTokens?: number
+  readonly timeoutMs?: number
+  readonly signal?: AbortSignal
+  readonly now?: () => number
+  /** For tests: the fetch underneath. */
+  readonly fetch?: typeof fetch
+}
+
+/** What one request showed. */
+interface Observation {
+  readonly error?: ModelError
+  readonly calls: readonly { readonly name: string; readonly args: string }[]
+  readonly content: string
+  readonly reasoningField?: 'reasoning_content' | 'reasoning' | 'thinking'
+  readonly promptTokens?: number
+}
+
+interface Wire {
+  send(body: RequestShape): Promise<Observation>
+}
+
+interface RequestShape {
+  readonly messages: readonly { role: 'system' | 'user'; content: string }[]
+  readonly tools?: readonly ToolSpec[]
+  readonly stream: boolean
+  readonly streamUsage: boolean
+  readonly maxTokens: number
+}
+
+export async function probeModel(opts: ProbeOptions): Promise<ProbeReport> {
+  const now = opts.now ?? Date.now
+  const started = performance.now()
+  const probedAt = now()
+  const wire = opts.api === 'ollama' ? ollamaWire(opts) : openAiWire(opts)
+  const notes: string[] = []
+  const listed = opts.listing?.ok === true ? opts.listing : undefined
+  const info = listed?.models.find((m) => m.id === opts.model)
+
+  // 1 and 3: streamed, with stream_options where the API has them.
+  let streamOptions: ProbeReport['streamOptions'] =
+    opts.api === 'openai' ? 'accepted' : 'not-applicable'
+  const ask = [
+    { role: 'system' as const, content: SYSTEM },
+    { role: 'user' as const, content: ASK_FOR_CALL },
+  ]
+  let streamed = await wire.send({
+    messages: ask,
+    tools: [PROBE_TOOL],
+    stream: true,
+    streamUsage: opts.api === 'openai',
+    maxTokens: 1024,
+  })
+  if (streamed.error && recognizeRefusal(streamed.error.message) === 'stream-options') {
+    streamOptions = 'refused'
+    streamed = await wire.send({
+      messages: ask,
+      tools: [PROBE_TOOL],
+      stream: true,
+      streamUsage: false,
+      maxTokens: 1024,
+    })
+  }
+  const usage = streamOptions === 'refused' ? false : opts.api === 'openai'
+  const streamedOutcome = callOutcome(streamed)
+  const serverSaid =
+    streamedOutcome === 'refused'
+      ? (streamed.error?.serverMessage ?? streamed.error?.message)
+      : undefined
+  // Reasoning is read from the first request the server answered.
+  const answered: Observation[] = [streamed]
+  let nonStreamed: ProbeReport['toolCalls']['nonStreamed'] = 'skipped'
+  let asText: ProbeReport['toolCalls']['asText'] = 'skipped'
+  let textFormat = streamedOutcome === 'text' ? textFormatOf(streamed) : undefined
+  if (streamedOutcome !== 'structured') {
+    if (streamedOutcome !== 'refused') {
+      const plain = await wire.send({
+        messages: ask,
+        tools: [PROBE_TOOL],
+        stream: false,
+        streamUsage: false,
+        maxTokens: 1024,
+      })
+      answered.push(plain)
+      nonStreamed = callOutcome(plain)
+    }
+    const described = await wire.send({
+      messages: [
+        { role: 'system', content: `${SYSTEM}\n\n${describeToolsAsText([PROBE_TOOL])}` },
+        ask[1] ?? { role: 'user', content: ASK_FOR_CALL },
+      ],
+      stream: true,
+      streamUsage: usage,
+      maxTokens: 1024,
+    })
+    answered.push(described)
+    asText = callOutcome(described)
+    textFormat ??= asText === 'text' ? textFormatOf(described) : undefined
+  }
+  const chosen: ProbeReport['toolCalls']['chosen'] =
+    streamedOutcome === 'structured' || streamedOutcome === 'text'
+      ? 'native'
+      : nonStreamed === 'structured'
+        ? 'native-nonstream'
+        : asText === 'text' || streamedOutcome === 'refused'
+          ? 'text'
+          : 'native'
+  if (streamedOutcome === 'none' && nonStreamed !== 'structured' && asText !== 'text') {
+    notes.push('the model made no tool call in any form; it may not be able to use tools')
+  }
+  if (streamed.error && streamedOutcome === 'failed')
+    notes.push(`the streamed request failed: ${streamed.error.message}`)
+
+  // 4: the context actually honoured.
+  const context = await probeContext(wire, opts, info, usage, notes)
+
+  return {
+    baseUrl: opts.endpoint.baseUrl.replace(/\/+$/, ''),
+    model: opts.model,
+    kind: opts.kind,
+    ...(listed?.serverVersion === undefined ? {} : { serverVersion: listed.serverVersion }),
+    probedAt,
+    durationMs: Math.round(performance.now() - started),
+    api: opts.api,
+    toolCalls: {
+      streamed: streamedOutcome,
+      nonStreamed,
+      asText,
+      ...(textFormat === undefined ? {} : { textFormat }),
+      chosen,
+      ...(serverSaid === undefined ? {} : { serverSaid }),
+    },
+    reasoning: reasoningOf(answered.find((o) => o.error === undefined) ?? streamed),
+    streamOptions,
+    context,
+    notes,
+  }
+}
+
+function callOutcome(observation: Observation): ProbeReport['toolCalls']['streamed'] {
+  if (observation.error) {
+    return recognizeRefusal(observation.error.message) === 'tools-unsupported'
+      ? 'refused'
+      : 'failed'
+  }
+  if (observation.calls.length > 0) return 'structured'
+  return textFormatOf(observation) === undefined ? 'none' : 'text'
+}
+
+function textFormatOf(observation: Observation): string | undefined {
+  const segments = parseTextCalls(answerOf(observation.content), new Set([PROBE_TOOL.name]))
+  const call = segments?.find((segment) => segment.kind === 'call')
+  return call?.kind === 'call' ? call.call.format : undefined
+}
+
+/** The content without a leading think block (or the reasoning before a lone `</think>`). */
+function answerOf(content: string): string {
+  const close = content.indexOf('</think>')
+  return close >= 0 ? content.slice(close + '</think>'.length) : content
+}
+
+function reasoningOf(observation: Observation): ProbeReport['reasoning'] {
+  if (observation.reasoningField !== undefined) return observation.reasoningField
+  const content = observation.content.trimStart()
+  if (content.startsWith('<think>')) return 'think-tags'
+  if (content.includes('</think>')) return 'unopened-think'
+  return 'none'
+}
+
+async function probeContext(
+  wire: Wire,
+  opts: ProbeOptions,
+  info: ModelInfo | undefined,
+  usage: boolean,
+  notes: string[],
+): Promise<ProbeReport['context']> {
+  const window = opts.numCtx ?? info?.contextWindow
+  const windowSource: ModelInfo['contextSource'] =
+    opts.numCtx === undefined ? info?.contextSource : 'server'
+  const base = {
+    ...(window === undefined ? {} : { window }),
+    ...(windowSource === undefined ? {} : { windowSource }),
+    ...(info?.trainedContext === undefined ? {} : { trained: info.trainedContext }),
+  }
+  // Just under a window the server says it runs, when that is small; else above the defaults.
+  const target =
+    opts.contextTokens ??
+    (window !== undefined &&
+    windowSource === 'server' &&
+    window * 0.9 < DEFAULT_CONTEXT_PROBE_TOKENS
+      ? Math.floor(window * 0.9)
+      : DEFAULT_CONTEXT_PROBE_TOKENS)
+  const word = `marigold-${(opts.now ?? Date.now)() % 9973}`
+  const prompt = longPrompt(word, target)
+  const sent = estimateTokens(prompt) + 12
+  const observation = await wire.send({
+    messages: [{ role: 'user', content: prompt }],
+    stream: true,
+    streamUsage: usage,
+    maxTokens: 256,
+  })
+  if (observation.error) {
+    if (recognizeRefusal(observation.error.message) === 'context-overflow') {
+      const honoured = contextWindowIn(observation.error.message)
+      return {
+        ...base,
+        testedWith: sent,
+        verdict: 'refused',
+        ...(honoured === undefined ? {} : { honoured }),
+        serverSaid: observation.error.serverMessage ?? observation.error.message,
+      }
+    }
+    notes.push(`the long-prompt request failed: ${observation.error.message}`)
+    return { ...base, testedWith: sent, verdict: 'untested' }
+  }
+  const sawHead = answerOf(observation.content).includes(word)
+  const reported = observation.promptTokens
+  if (reported === undefined) {
+    notes.push(
+      'the server reported no prompt tokens, so a cut prompt cannot be seen from its count',
+    )
+    return { ...base, testedWith: sent, verdict: 'untested', sawHead }
+  }
+  const cut = detectTruncation({ sent, reported })
+  if (cut !== undefined || reported < 0.6 * sent) {
+    return {
+      ...base,
+      testedWith: sent,
+      reported,
+      verdict: 'cut',
+      honoured: cut?.honouredWindow ?? reported,
+      sawHead,
+    }
+  }
+  return { ...base, testedWith: sent, reported, verdict: 'fits', sawHead }
+}
+
+/** About `tokens` tokens: the word first, plain filler, the question last. */
+export function longPrompt(word: string, tokens: number): string {
+  const head = `Remember this code word: ${word}. You will be asked for it at the end.\n\n`
+  const question =
+    '\n\nWhat was the code word given at the very start? Reply with the code word only.'
+  const line =
+    'The survey counted the trees along the river, noting the height and kind of each one.\n'
+  const perLine = estimateTokens(line)
+  const lines = Math.max(0, Math.ceil((tokens - estimateTokens(head + question)) / perLine))
+  return head + line.repeat(lines) + question
+}
+
+// ---- The two wires -------------------------------------------------------------------------
+
+function openAiWire(opts: ProbeOptions): Wire {
+  const endpoint = opts.endpoint
+  const client = new OpenAI({
+    baseURL: endpoint.baseUrl,
+    apiKey: endpoint.apiKey ?? 'not-needed',
+    maxRetries: 0,
+    timeout: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    logLevel: 'off',
+    fetch: createEndpointFetch(opts.fetch ?? globalThis.fetch, Object.keys(endpoint.headers ?? {})),
+    ...(endpoint.headers === undefined ? {} : { defaultHeaders: { ...endpoint.headers } }),
+  })
+  return {
+    async send(shape) {
+      const calls = new Map<number, { name: string; args: string }>()
+      let content = ''
+      let reasoningField: Observation['reasoningField']
+      let promptTokens: number | undefined
+      const take = (message: unknown, isDelta: boolean) => {
+        if (!isRecord(message)) return
+        if (typeof message['content'] === 'string') content += message['content']
+        for (const field of ['reasoning_content', 'reasoning'] as const) {
+          const value = message[field]
+          if (typeof value === 'string' && value !== '') reasoningField ??= field
+        }
+        const toolCalls = message['tool_calls']
+        if (!Array.isArray(toolCalls)) return
+        toolCalls.forEach((call: unknown, i) => {
+          if (!isRecord(call)) return
+          const index =
+            isDelta && typeof call['index'] === 'number' ? call['index'] : i + calls.size
+          const fn = isRecord(call['function']) ? call['function'] : {}
+          const entry = calls.get(index) ?? { name: '', args: '' }
+          if (typeof fn['name'] === 'string') entry.name ||= fn['name']
+          if (typeof fn['arguments'] === 'string') entry.args += fn['arguments']
+          calls.set(index, entry)
+        })
+      }
+      const params = {
+        model: opts.model,
+        messages: shape.messages.map((m) => ({ ...m })),
+        ...(shape.tools === undefined
+          ? {}
+          : {
+              tools: shape.tools.map((tool) => ({
+                type: 'function' as const,
+                function: { ...tool, parameters: { ...tool.parameters } },
+              })),
+            }),
+        max_tokens: shape.maxTokens,
+      }
+      try {
+        if (shape.stream) {
+          const stream = await client.chat.completions.create(
+            {
+              ...params,
+              stream: true,
+              ...(shape.streamUsage ? { stream_options: { include_usage: true } } : {}),
+            },
+            { signal: signalOf(opts) },
+          )
+          for await (const chunk of stream as AsyncIterable<unknown>) {
+            if (!isRecord(chunk)) continue
+            if (isRecord(chunk['usage']) && typeof chunk['usage']['prompt_tokens'] === 'number') {
+              promptTokens = chunk['usage']['prompt_tokens']
+            }
+            const choice: unknown = Array.isArray(chunk['choices'])
+              ? chunk['choices'][0]
+              : undefined
+            if (isRecord(choice)) take(choice['delta'], true)
+          }
+        } else {
+          const completion: unknown = await client.chat.completions.create(
+            { ...params, stream: false },
+            { signal: signalOf(opts) },
+          )
+          if (isRecord(completion)) {
+            const usage = completion['usage']
+            if (isRecord(usage) && typeof usage['prompt_tokens'] === 'number')
+              promptTokens = usage['prompt_tokens']
+            const choice: unknown = Array.isArray(completion['choices'])
+              ? completion['choices'][0]
+              : undefined
+            if (isRecord(choice)) take(choice['message'], false)
+          }
+        }
+      } catch (error) {
+        return { error: classifyError(error, endpoint), calls: [], content }
+      }
+      return {
+        calls: [...calls.values()].filter((call) => call.name !== ''),
+        content,
+        ...(reasoningField === undefined ? {} : { reasoningField }),
+        ...(promptTokens === undefined ? {} : { promptTokens }),
+      }
+    },
+  }
+}
+
+function ollamaWire(opts: ProbeOptions): Wire {
+  const endpoint = opts.endpoint
+  const send = createEndpointFetch(
+    opts.fetch ?? globalThis.fetch,
+    Object.keys(endpoint.headers ?? {}),
+    { shapeStreams: false },
+  )
+  const context = {
+    baseUrl: endpoint.baseUrl,
+    ...(endpoint.apiKey === undefined ? {} : { apiKey: endpoint.apiKey }),
+  }
+  return {
+    async send(shape) {
+      const calls: { name: string; args: string }[] = []
+      let content = ''
+      const seen = { thinking: false }
+      let promptTokens: number | undefined
+      const take = (line: unknown) => {
+        if (!isRecord(line)) return
+        if (typeof line['error'] === 'string') throw new OllamaProbeError(line['error'])
+        const message = isRecord(line['message']) ? line['message'] : {}
+        if (typeof message['content'] === 'string') content += message['content']
+        if (typeof message['thinking'] === 'string' && message['thinking'] !== '')
+          seen.thinking = true
+        if (Array.isArray(message['tool_calls'])) {
+          for (const call of message['tool_calls']) {
+            const fn = isRecord(call) && isRecord(call['function']) ? call['function'] : {}
+            if (typeof fn['name'] === 'string')
+              calls.push({ name: fn['name'], args: JSON.stringify(fn['arguments'] ?? {}) })
+          }
+        }
+        if (typeof line['prompt_eval_count'] === 'number') promptTokens = line['prompt_eval_count']
+      }
+      try {
+        const response = await send(`${ollamaRoot(endpoint.baseUrl)}/api/chat`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...endpoint.headers,
+            ...(endpoint.apiKey === undefined
+              ? {}
+              : { authorization: `Bearer ${endpoint.apiKey}` }),
+          },
+          body: JSON.stringify({
+            model: opts.model,
+            messages: shape.messages,
+            ...(shape.tools === undefined
+              ? {}
+              : { tools: shape.tools.map((tool) => ({ type: 'function', function: tool })) }),
+            stream: shape.stream,
+            options: {
+              num_predict: shape.maxTokens,
+              ...(opts.numCtx === undefined ? {} : { num_ctx: opts.numCtx }),
+            },
+          }),
+          signal: signalOf(opts),
+        })
+        if (!response.ok) {
+          return {
+            error: errorFromStatus(
+              response.status,
+              extractServerMessage(await response.text()),
+              context,
+            ),
+            calls: [],
+            content: '',
+          }
+        }
+        const text = await response.text()
+        for (const line of text.split('\n')) {
+          if (line.trim() === '') continue
+          take(JSON.parse(line) as unknown)
+        }
+      } catch (error) {
+        if (error instanceof OllamaProbeError) {
+          return { error: errorFromStatus(500, error.message, context), calls, content }
+        }
+        return { error: classifyError(error, context), calls, content }
+      }
+      return {
+        calls,
+        content,
+        ...(seen.thinking ? { reasoningField: 'thinking' as const } : {}),
+        ...(promptTokens === undefined ? {} : { promptTokens }),
+      }
+    },
+  }
+}
+
+class OllamaProbeError extends Error {}
+
+function signalOf(opts: ProbeOptions): AbortSignal {
+  const timeout = AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)
+  return opts.signal === undefined ? timeout : AbortSignal.any([opts.signal, timeout])
+}
