@@ -11,6 +11,7 @@ import { printFigures } from './figures.js'
 import type { Figure } from './figures.js'
 import { benchInspector } from './inspector-bench.js'
 import { benchLog } from './log-bench.js'
+import { benchLocalModels } from './local-models-bench.js'
 import { benchLoop } from './loop-bench.js'
 import { benchTokens } from './tokens-bench.js'
 
@@ -20,6 +21,7 @@ const figures: Figure[] = [
   ...(await benchLoop()),
   ...(await benchBridge()),
   ...(await benchTokens()),
+  ...(await benchLocalModels()),
 ]
 // The renderer in Chromium: a 10k-message chat and a 200k-event inspector (`npm run bench`
 // builds the renderer first).

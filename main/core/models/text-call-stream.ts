@@ -16,7 +16,6 @@ import {
   TEXT_CALL_MARKERS,
   checkCallOpening,
   isJsonFenceInfo,
-  jsonValueEnd,
   parseTextCalls,
   readFence,
 } from './text-calls.js'
@@ -29,6 +28,10 @@ export class TextCallStream {
   private isHolding = false
   /** Whether the next character received starts a line (nothing emitted yet counts). */
   private atLineStart = true
+  /** A call was found: everything from it on is held to the end, without judging it again. */
+  private isConfirmed = false
+  /** The scan of a JSON value that opened like a call, carried from one piece to the next. */
+  private valueScan: { scan: JsonValueScan; from: number } | undefined
   /** Data being passed through whole: a JSON value, or a fence (its info line, then its body). */
   private skip:
     { kind: 'json'; scan: JsonValueScan } | { kind: 'fence'; isInBody: boolean } | undefined
@@ -38,6 +41,7 @@ export class TextCallStream {
   /** Takes a streamed fragment; returns the text that can be shown now. */
   push(fragment: string): string {
     this.held += fragment
+    if (this.isConfirmed) return ''
     let out = ''
     for (;;) {
       if (this.skip !== undefined) {
@@ -50,6 +54,7 @@ export class TextCallStream {
         const verdict = this.judgeHeld()
         if (verdict === 'hold') return out
         this.isHolding = false
+        this.valueScan = undefined
         if (typeof verdict === 'number') {
           // Refuted: the candidate's text up to `verdict` is prose; look again after it.
           out += this.release(verdict)
@@ -82,6 +87,8 @@ export class TextCallStream {
     const held = this.held
     this.held = ''
     this.isHolding = false
+    this.isConfirmed = false
+    this.valueScan = undefined
     this.skip = undefined
     if (held === '') return []
     return parseTextCalls(held, this.toolNames) ?? [{ kind: 'text', text: held }]
@@ -92,6 +99,8 @@ export class TextCallStream {
     const held = this.held
     this.held = ''
     this.isHolding = false
+    this.isConfirmed = false
+    this.valueScan = undefined
     this.skip = undefined
     return held
   }
@@ -190,7 +199,9 @@ export class TextCallStream {
     const start = text.search(/\S/)
     if (start < 0) return 'hold'
     if (TEXT_CALL_MARKERS.some((marker) => text.startsWith(marker, start))) {
-      return text.startsWith('<function=', start) ? this.judgeFunctionTag(start) : 'hold'
+      if (text.startsWith('<function=', start)) return this.judgeFunctionTag(start)
+      this.isConfirmed = true
+      return 'hold'
     }
     if (TEXT_CALL_MARKERS.some((marker) => marker.startsWith(text.slice(start)))) return 'hold'
     if (text.startsWith('```', start)) return this.judgeFence(start)
@@ -198,10 +209,18 @@ export class TextCallStream {
     const opening = checkCallOpening(text, start)
     if (opening === 'more') return 'hold'
     if (opening === 'no') return { at: start, data: 'json' }
-    // Opens like a call: wait for the value to close, then decide on the whole of it.
-    const end = jsonValueEnd(text, start)
-    if (end >= text.length && !this.closesAt(text, start, end)) return 'hold'
-    return parseTextCalls(text.slice(0, end), this.toolNames) === undefined ? end : 'hold'
+    // Opens like a call: wait for the value to close (scanning each piece once), then decide on
+    // the whole of it.
+    this.valueScan ??= { scan: new JsonValueScan(), from: start }
+    const end = this.valueScan.scan.feed(text, this.valueScan.from)
+    if (end === undefined) {
+      this.valueScan.from = text.length
+      return 'hold'
+    }
+    this.valueScan = undefined
+    if (parseTextCalls(text.slice(0, end), this.toolNames) === undefined) return end
+    this.isConfirmed = true
+    return 'hold'
   }
 
   private judgeFence(start: number): 'hold' | number | { at: number; data: 'fence' } {
@@ -213,9 +232,10 @@ export class TextCallStream {
     if (opening === 'more' && !fence.isClosed) return 'hold'
     if (opening !== 'yes') return fence.isClosed ? fence.end : { at: start, data: 'fence' }
     if (!fence.isClosed) return 'hold'
-    return parseTextCalls(this.held.slice(0, fence.end), this.toolNames) === undefined
-      ? fence.end
-      : 'hold'
+    if (parseTextCalls(this.held.slice(0, fence.end), this.toolNames) === undefined)
+      return fence.end
+    this.isConfirmed = true
+    return 'hold'
   }
 
   /** `<function=NAME>` is a call only when NAME is an offered tool. */
@@ -223,12 +243,8 @@ export class TextCallStream {
     const nameAt = start + '<function='.length
     const close = this.held.indexOf('>', nameAt)
     if (close < 0) return this.held.length - nameAt > 64 ? start + 1 : 'hold'
-    return this.toolNames.has(this.held.slice(nameAt, close).trim()) ? 'hold' : start + 1
-  }
-
-  /** Whether the JSON value from `start` really closed at `end` (rather than running out). */
-  private closesAt(text: string, start: number, end: number): boolean {
-    const last = text[end - 1]
-    return end > start && (last === '}' || last === ']') && jsonValueEnd(text, start) === end
+    if (!this.toolNames.has(this.held.slice(nameAt, close).trim())) return start + 1
+    this.isConfirmed = true
+    return 'hold'
   }
 }
