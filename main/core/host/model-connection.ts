@@ -69,12 +69,20 @@ export function connectModel(inputs: ConnectInputs): ModelConnection {
   })
   const adapterOptions = {
     profile,
+    // Only what the refusal changed is kept: the rest stays the kind's, the probe's and config's.
     onProfileChange: (changed: ServerProfile) => {
-      const { toolCalls, streamUsage, replayReasoning } = changed.wire
+      const was = profile.wire
+      const now = changed.wire
       capabilities?.learn(
         entry.baseUrl,
         model,
-        { toolCalls, streamUsage, replayReasoning },
+        {
+          ...(now.toolCalls === was.toolCalls ? {} : { toolCalls: now.toolCalls }),
+          ...(now.streamUsage === was.streamUsage ? {} : { streamUsage: now.streamUsage }),
+          ...(now.replayReasoning === was.replayReasoning
+            ? {}
+            : { replayReasoning: now.replayReasoning }),
+        },
         serverVersion,
       )
     },
