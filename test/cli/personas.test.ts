@@ -313,6 +313,53 @@ describe('errors in odd places, in the server’s own words', () => {
     expect(chats(server.requests)).toHaveLength(2)
   })
 
+  const frames: [Persona, Record<string, unknown>][] = [
+    // llama.cpp since PR #16109: `data: {"error": ...}` and the stream ends, no [DONE].
+    [
+      llamaCppJinja,
+      { code: 400, message: 'Failed to parse input at pos 12', type: 'invalid_request_error' },
+    ],
+    // vLLM since 0.10.1: `data: {"error": ...}`, then `data: [DONE]`.
+    [
+      vllmNew,
+      {
+        message: 'Sampling failed: probability tensor contains NaN',
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+    ],
+  ]
+  for (const [persona, error] of frames) {
+    it(`${persona.name}: an error frame after some text ends the turn in the server's words, once`, async () => {
+      server = await startModelServer({
+        persona,
+        script: [{ steps: [{ text: 'Let me look at the' }, { fail: error }] }],
+      })
+      const run = await runCli(
+        cliArgv(
+          { home, project },
+          'run',
+          '--base-url',
+          server.url,
+          '--model',
+          persona.model,
+          'hello',
+        ),
+      )
+      expect(run.status).toBe(1)
+      expect(run.stderr).toContain(String(error['message']))
+      expect(run.stderr).not.toContain('without a finish reason')
+      expect(chats(server.requests)).toHaveLength(1)
+      // What streamed before the error is kept, marked interrupted.
+      const message = sessionEvents().find((e) => e.type === 'assistant/message')
+      expect(message?.data).toMatchObject({
+        blocks: [{ type: 'text', text: 'Let me look at the' }],
+        interrupted: true,
+      })
+    })
+  }
+
   it('a refused local port fails within about 2 s, saying nothing listens there', async () => {
     const { closedPort } = await import('../fixtures/model-server/server.js')
     const port = await closedPort()

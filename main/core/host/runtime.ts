@@ -261,7 +261,8 @@ class Runtime {
       live.built &&
       !live.run &&
       (live.built.config !== this.settings.current() ||
-        live.built.revision !== this.settings.revision())
+        live.built.revision !== this.settings.revision() ||
+        live.built.model.isProvisional === true)
     ) {
       live.agent = undefined
       live.built = undefined

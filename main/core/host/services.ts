@@ -19,6 +19,11 @@ export type ModelChoice = Pick<ModelConnection, 'adapter' | 'model'> &
   Partial<Omit<ModelConnection, 'adapter' | 'model'>> & {
     readonly endpointId: string
     readonly baseUrl: string
+    /**
+     * Connected without the server's listing (it did not answer): its kind and window are
+     * unknown, so an idle agent built on it is built again at the next turn.
+     */
+    readonly isProvisional?: boolean
   }
 
 /** Encrypts secrets at rest: Electron's safeStorage in the app; absent in serve and CLI mode. */

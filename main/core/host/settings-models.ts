@@ -92,7 +92,12 @@ export async function resolveModel(
       cause: error,
     })
   }
-  return { ...connection, endpointId: entry.id, baseUrl: entry.baseUrl }
+  return {
+    ...connection,
+    endpointId: entry.id,
+    baseUrl: entry.baseUrl,
+    ...(listing.ok ? {} : { isProvisional: true }),
+  }
 }
 
 /** No model named anywhere: the server's (`defaultModel` if it has it, else its first). */

@@ -174,3 +174,21 @@ describe("a session's profile", () => {
     }
   })
 })
+
+describe('a server that was down when the session started', () => {
+  it('is looked at again at the next turn: Ollama then gets its native API', async () => {
+    await startWith(ollamaNew, { script: [] })
+    const port = (server as ModelServer).port
+    await server?.close()
+    const session = await call('session/create', { projectDir: project })
+    await turn(session.id, 'r1', 'hello?')
+    const failed = await call('session/events', { sessionId: session.id, types: ['error'] })
+    expect(JSON.stringify(failed)).toContain('nothing is listening at')
+
+    server = await startModelServer({ persona: ollamaNew, port, script: ['Hello again.'] })
+    await turn(session.id, 'r2', 'hello now?')
+    const paths = (server as ModelServer).requests.map((r) => `${r.method} ${r.path}`)
+    expect(paths).toContain('POST /api/chat')
+    expect(paths).not.toContain('POST /v1/chat/completions')
+  })
+})

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createOpenAiCompatibleAdapter } from '../../../main/core/models/openai-compatible.js'
 import { MISSING_TOOL_NAME } from '../../../main/core/models/chunk-decoder.js'
+import { DEFAULT_WIRE } from '../../../main/core/log/events.js'
+import { DEFAULT_PROFILE } from '../../../main/core/models/profile.js'
 import type { ModelAdapter } from '../../../main/core/models/types.js'
 import { startModelServer } from '../../fixtures/model-server/server.js'
 import type { ModelServer } from '../../fixtures/model-server/server.js'
@@ -518,5 +520,43 @@ describe('what the server is sent', () => {
     expect(headers['authorization']).toBe('Bearer not-needed')
     expect(headers['openai-organization']).toBeUndefined()
     expect(headers['openai-project']).toBeUndefined()
+  })
+})
+
+describe('the native-nonstream mode', () => {
+  it('asks without streaming when tools are offered and reads the whole completion as parts', async () => {
+    const server = await startModelServer({
+      script: [
+        {
+          steps: [
+            { reasoning: 'Read it.' },
+            { text: 'Reading.' },
+            { toolCall: { id: 'c1', name: 'read', args: '{"path":"a.txt"}' } },
+          ],
+        },
+      ],
+    })
+    try {
+      const adapter = createOpenAiCompatibleAdapter(
+        { baseUrl: server.url },
+        {
+          profile: { ...DEFAULT_PROFILE, wire: { ...DEFAULT_WIRE, toolCalls: 'native-nonstream' } },
+        },
+      )
+      const tools = [{ name: 'read', description: 'Read a file', parameters: { type: 'object' } }]
+      const result = assemble(await collect(adapter, userRequest('read a.txt', { tools })))
+      expect(result).toMatchObject({
+        text: 'Reading.',
+        reasoning: 'Read it.',
+        calls: [{ callId: 'c1', name: 'read', args: '{"path":"a.txt"}' }],
+        finish: 'tool-calls',
+        usage: { inputTokens: 100, outputTokens: 10 },
+      })
+      const body = server.requests.find((r) => r.method === 'POST')?.body as Record<string, unknown>
+      expect(body['stream']).toBe(false)
+      expect(body['stream_options']).toBeUndefined()
+    } finally {
+      await server.close()
+    }
   })
 })
