@@ -52,26 +52,11 @@ export function createOpenAiCompatibleAdapter(
     ...options,
     profile: options.profile ?? DEFAULT_PROFILE,
   })
-  const client = new OpenAI({
-    baseURL: endpoint.baseUrl,
-    apiKey: endpoint.apiKey ?? PLACEHOLDER_API_KEY,
-    // Never the client's own retries: the loop owns the one retry budget (RELIABILITY 4.H).
-    maxRetries: 0,
+  const client = openAiClient(endpoint, {
     // The client's timeout only covers the wait for headers; ours covers that and more. Kept
     // just above ours so that ours always fires first.
-    timeout: Math.ceil(settings.firstContentTimeoutMs) + 1_000,
-    // The client would otherwise pick these up from OPENAI_* variables and send them along.
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    webhookSecret: null,
-    // It logs malformed chunks to the console; we report them as data instead.
-    logLevel: 'off',
-    fetch: createEndpointFetch(
-      options.fetch ?? globalThis.fetch,
-      Object.keys(endpoint.headers ?? {}),
-    ),
-    ...(endpoint.headers === undefined ? {} : { defaultHeaders: { ...endpoint.headers } }),
+    timeoutMs: Math.ceil(settings.firstContentTimeoutMs) + 1_000,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   })
   return {
     provider: 'openai-compatible',
@@ -94,4 +79,31 @@ export function createOpenAiCompatibleAdapter(
         classify: (error) => classifyError(error, endpoint),
       }),
   }
+}
+
+/**
+ * The `openai` client as every part of Bridle uses it: no retries of its own (the loop owns the
+ * one retry budget, RELIABILITY 4.H), no logging (failures are data), none of the OPENAI_*
+ * variables it would otherwise pick up, and our fetch underneath (endpoint-fetch.ts).
+ */
+export function openAiClient(
+  endpoint: EndpointConfig,
+  options: { readonly timeoutMs: number; readonly fetch?: typeof fetch },
+): OpenAI {
+  return new OpenAI({
+    baseURL: endpoint.baseUrl,
+    apiKey: endpoint.apiKey ?? PLACEHOLDER_API_KEY,
+    maxRetries: 0,
+    timeout: options.timeoutMs,
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    logLevel: 'off',
+    fetch: createEndpointFetch(
+      options.fetch ?? globalThis.fetch,
+      Object.keys(endpoint.headers ?? {}),
+    ),
+    ...(endpoint.headers === undefined ? {} : { defaultHeaders: { ...endpoint.headers } }),
+  })
 }

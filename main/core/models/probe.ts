@@ -14,7 +14,6 @@
  *
  * Never throws: a failed step is a line in the report.
  */
-import OpenAI from 'openai'
 import type { ProbeReport } from '../../../preload/probe-report.js'
 import { estimateTokens } from '../tokens/estimate.js'
 import { detectTruncation } from '../tokens/window.js'
@@ -22,6 +21,7 @@ import type { ListModelsResult } from './discovery.js'
 import { createEndpointFetch } from './endpoint-fetch.js'
 import { classifyError, errorFromStatus, extractServerMessage, isRecord } from './model-errors.js'
 import { ollamaRoot } from './ollama-native.js'
+import { openAiClient } from './openai-compatible.js'
 import type { ServerKind } from './profile.js'
 import { contextWindowIn, recognizeRefusal } from './refusals.js'
 import { parseTextCalls } from './text-calls.js'
@@ -309,18 +309,9 @@ export function longPrompt(word: string, tokens: number): string {
 
 function openAiWire(opts: ProbeOptions): Wire {
   const endpoint = opts.endpoint
-  const client = new OpenAI({
-    baseURL: endpoint.baseUrl,
-    apiKey: endpoint.apiKey ?? 'not-needed',
-    maxRetries: 0,
-    timeout: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    webhookSecret: null,
-    logLevel: 'off',
-    fetch: createEndpointFetch(opts.fetch ?? globalThis.fetch, Object.keys(endpoint.headers ?? {})),
-    ...(endpoint.headers === undefined ? {} : { defaultHeaders: { ...endpoint.headers } }),
+  const client = openAiClient(endpoint, {
+    timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+    ...(opts.fetch === undefined ? {} : { fetch: opts.fetch }),
   })
   return {
     async send(shape) {

@@ -84,18 +84,18 @@ export class TextCallStream {
    * one text segment (or none).
    */
   finish(): TextSegment[] {
-    const held = this.held
-    this.held = ''
-    this.isHolding = false
-    this.isConfirmed = false
-    this.valueScan = undefined
-    this.skip = undefined
+    const held = this.reset()
     if (held === '') return []
     return parseTextCalls(held, this.toolNames) ?? [{ kind: 'text', text: held }]
   }
 
   /** The reply failed: whatever was held, as text. */
   flush(): string {
+    return this.reset()
+  }
+
+  /** Starts afresh; returns what was held. */
+  private reset(): string {
     const held = this.held
     this.held = ''
     this.isHolding = false
