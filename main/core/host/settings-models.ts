@@ -6,7 +6,7 @@
 import type { DiscoveredServer, ModelInfo } from '../../../preload/contract.js'
 import { discoverEndpoints, listModels } from '../models/discovery.js'
 import type { DiscoveredEndpoint, ListModelsResult } from '../models/discovery.js'
-import type { EndpointConfig } from '../models/types.js'
+import type { EndpointConfig, ModelInfo as CoreModelInfo } from '../models/types.js'
 import type { Config } from './config.js'
 import { describeListFailure, describeListSuccess } from './endpoint-check.js'
 import {
@@ -224,10 +224,14 @@ export async function listEndpointModels(
   return { models }
 }
 
-function toModelInfo(model: { readonly id: string; readonly contextWindow?: number }): ModelInfo {
-  return model.contextWindow === undefined
-    ? { id: model.id }
-    : { id: model.id, contextWindow: model.contextWindow }
+/** A listed model for the contract: its window with where that comes from, and what it was trained for. */
+function toModelInfo(model: CoreModelInfo): ModelInfo {
+  return {
+    id: model.id,
+    ...(model.contextWindow === undefined ? {} : { contextWindow: model.contextWindow }),
+    ...(model.contextSource === undefined ? {} : { contextSource: model.contextSource }),
+    ...(model.trainedContext === undefined ? {} : { trainedContext: model.trainedContext }),
+  }
 }
 
 function toDiscoveredServer(found: DiscoveredEndpoint): DiscoveredServer {
