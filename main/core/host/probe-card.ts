@@ -41,7 +41,12 @@ export async function probeEndpointModel(inputs: ProbeInputs): Promise<ProbeRepo
     ...(inputs.contextTokens === undefined ? {} : { contextTokens: inputs.contextTokens }),
     ...(inputs.signal === undefined ? {} : { signal: inputs.signal }),
   })
-  inputs.capabilities?.saveProbe(report)
+  try {
+    inputs.capabilities?.saveProbe(report)
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error)
+    return { ...report, notes: [...report.notes, `the report could not be kept: ${why}`] }
+  }
   return report
 }
 

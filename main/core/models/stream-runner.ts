@@ -179,7 +179,13 @@ function renegotiate(
   const change = adaptToRefusal(settings.profile, wire, failure, request.tools.length > 0)
   if (change === undefined) return failure
   settings.profile = change.profile
-  settings.onProfileChange?.(change.profile)
+  try {
+    settings.onProfileChange?.(change.profile)
+  } catch (error) {
+    // Keeping the change for later sessions failed (a read-only data folder); it still holds
+    // for this adapter, and the stream must end as data, never with a throw.
+    console.error('[bridle] could not keep what the server taught:', error)
+  }
   return {
     ...failure,
     code: 'PROFILE_CHANGED',
