@@ -536,6 +536,7 @@ export class Agent {
       ? detectTruncation({
           sent: estimate.tokens,
           reported,
+          isCalibrated: (this.opts.tokens?.calibration?.samples(this.opts.model) ?? 0) > 0,
           ...(context.window.serverWindow === undefined
             ? {}
             : { knownWindow: context.window.serverWindow }),

@@ -37,8 +37,15 @@ export function detectTruncation(input: {
   readonly sent: number
   readonly reported: number
   readonly knownWindow?: number
+  /**
+   * Whether `sent` is calibrated by earlier reports of this model (default true). A first
+   * estimate may be far off for a tokenizer unlike ours (much CJK text): then only a report close
+   * under a window (or exactly at one) counts, not one anywhere in its upper half.
+   */
+  readonly isCalibrated?: boolean
 }): TruncationFinding | undefined {
   const { sent, reported, knownWindow } = input
+  const lowest = input.isCalibrated === false ? UNCALIBRATED_SHARE : 0.5
   if (sent < MIN_PROMPT_FOR_ALARM || reported >= sent) return undefined
   if (knownWindow !== undefined && sent <= knownWindow) return undefined
   const candidates = knownWindow === undefined ? COMMON_WINDOWS : [knownWindow, ...COMMON_WINDOWS]
@@ -51,11 +58,13 @@ export function detectTruncation(input: {
   if (exact !== undefined) return { honouredWindow: exact, sent, reported }
   if (reported >= TRUNCATION_RATIO * sent) return undefined
   const honoured = candidates
-    .filter((window) => reported <= window && reported >= window / 2 - 64 && sent > window)
+    .filter((window) => reported <= window && reported >= window * lowest - 64 && sent > window)
     .sort((a, b) => a - b)[0]
   return honoured === undefined ? undefined : { honouredWindow: honoured, sent, reported }
 }
 
+/** Without calibration, how close under a window a report must be to mean a cut. */
+const UNCALIBRATED_SHARE = 0.9
 /** How much more than a window the estimate must be for a count exactly at it to mean a cut. */
 const EXACT_MARGIN = 1.1
 

@@ -79,6 +79,19 @@ describe('detectTruncation', () => {
     expect(detectTruncation({ sent: 4400, reported: 4000 })).toBeUndefined()
   })
 
+  it('before calibration, takes only a report close under a window (a tokenizer unlike ours)', () => {
+    // Much CJK text: the server's tokenizer counts 55% of our first estimate, and cut nothing.
+    expect(detectTruncation({ sent: 10_000, reported: 5_500, isCalibrated: false })).toBeUndefined()
+    // Once calibrated, the same report in the upper half of 8,192 under 10,000 sent is a cut.
+    expect(detectTruncation({ sent: 10_000, reported: 5_500 })).toMatchObject({
+      honouredWindow: 8192,
+    })
+    // A count stopping just under a window is a cut either way.
+    expect(detectTruncation({ sent: 14_000, reported: 8_100, isCalibrated: false })).toMatchObject({
+      honouredWindow: 8192,
+    })
+  })
+
   it('names its error code', () => {
     expect(CONTEXT_TRUNCATED_BY_SERVER).toBe('CONTEXT_TRUNCATED_BY_SERVER')
   })
