@@ -13,6 +13,7 @@ import {
 } from '../core/host/index.js'
 import { forkSession } from '../core/log/index.js'
 import { discoverEndpoints } from '../core/models/discovery.js'
+import type { ModelInfo } from '../core/models/types.js'
 import { isApprovalMode } from '../core/tools/approvals.js'
 import { exportLines, importSession } from '../core/log/export.js'
 import { databasePath, openStore } from '../core/store/index.js'
@@ -335,11 +336,7 @@ async function main(argv: string[]): Promise<number> {
       if (found.length === 0)
         print('No local model server answered on the usual ports (11434, 1234, 8080, 8000).')
       for (const endpoint of found) {
-        const models = endpoint.models
-          .map((m) =>
-            m.contextWindow ? `${m.id} (${m.contextWindow.toLocaleString('en')} tokens)` : m.id,
-          )
-          .join(', ')
+        const models = endpoint.models.map(describeListedModel).join(', ')
         print(
           `${endpoint.baseUrl}  ${endpoint.kind}  ${endpoint.error ? `${endpoint.error.code}: ${endpoint.error.message}` : models || '(no models)'}`,
         )
@@ -403,6 +400,21 @@ async function main(argv: string[]): Promise<number> {
 }
 
 const print = (line: string) => process.stdout.write(`${line}\n`)
+
+/** `qwen3:8b (4,096 tokens: the server's default; trained for 40,960)`. */
+function describeListedModel(model: ModelInfo): string {
+  if (model.contextWindow === undefined) return model.id
+  const source = {
+    server: 'what the server runs',
+    default: "the server's default",
+    advertised: 'advertised; the server may run less',
+  }[model.contextSource ?? 'advertised']
+  const trained =
+    model.trainedContext === undefined
+      ? ''
+      : `; trained for ${model.trainedContext.toLocaleString('en')}`
+  return `${model.id} (${model.contextWindow.toLocaleString('en')} tokens: ${source}${trained})`
+}
 
 function parseCount(option: string, text: string): number {
   const value = Number(text)

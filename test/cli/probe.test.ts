@@ -105,3 +105,14 @@ describe('bridle probe', () => {
     expect(run.stderr).toContain(`nothing answered at http://127.0.0.1:${port}`)
   })
 })
+
+describe('bridle discover', () => {
+  it('says which window Ollama runs and where that comes from, not only what the model was trained for', async () => {
+    server = await startModelServer({ persona: ollamaNew })
+    const run = await runCli(cliArgv({ home }, 'discover', '--port', String(server.port)))
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout).toContain(
+      `http://127.0.0.1:${server.port}/v1  ollama  qwen3:8b (4,096 tokens: the server's default; trained for 40,960)`,
+    )
+  })
+})
