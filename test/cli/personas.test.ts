@@ -169,6 +169,39 @@ describe('the two-step task against real servers, through the profile Bridle pic
     })
   }
 
+  for (const persona of [ollamaOld, ollamaNew]) {
+    it(`${persona.name} through its OpenAI endpoint, when config.json asks for it`, async () => {
+      server = await startModelServer({ persona, script: task() })
+      writeFileSync(
+        join(home, 'config.json'),
+        JSON.stringify({
+          endpoints: { ollama: { baseUrl: server.url, profile: { api: 'openai' } } },
+          defaultEndpoint: 'ollama',
+          defaultModel: persona.model,
+        }),
+      )
+      const run = await runCli(
+        cliArgv(
+          { home, project },
+          'run',
+          '--approval',
+          'auto-edit',
+          'fix the typo in greeting.txt',
+        ),
+      )
+      expect(run.status, run.stderr).toBe(0)
+      const events = sessionEvents()
+      expectTaskDone(events)
+      expect(chats(server.requests).map((r) => r.path)).toEqual([
+        '/v1/chat/completions',
+        '/v1/chat/completions',
+        '/v1/chat/completions',
+      ])
+      for (const wire of wires(events)) expect(wire).toMatchObject({ api: 'openai' })
+      expect(reasoningOf(events)).toContain('I should read the file first')
+    })
+  }
+
   it('llama.cpp without --jinja: refuses tools in its own words, then the calls go as text', async () => {
     const { run, events, requests } = await runTask(llamaCppNoJinja)
     expect(run.status, run.stderr).toBe(0)
