@@ -492,3 +492,65 @@ describe('a server that cuts the prompt without a word', () => {
       expect(request.prompt?.wasCut, JSON.stringify(request.prompt)).toBe(false)
   })
 })
+
+describe('a prompt the server refuses as too long', () => {
+  it('is compacted to the window the server names, in the lean form, and sent once more', async () => {
+    // LM Studio with the model not loaded yet: it lists the maximum, loads with 4,096, and
+    // refuses a longer prompt naming n_ctx.
+    const notLoaded: Persona = {
+      ...lmStudio,
+      name: 'lm-studio-default-load',
+      routes: () => ({
+        'GET /api/v0/models': () => ({
+          body: { data: [{ id: 'qwen/qwen3-8b', state: 'not-loaded', max_context_length: 40960 }] },
+        }),
+      }),
+      refuse: (_body, _api, tokens) =>
+        tokens > 4096
+          ? {
+              status: 400,
+              body: {
+                error: `The number of tokens to keep from the initial prompt is greater than the context length (n_keep: ${tokens}>= n_ctx: 4096). Try to load the model with a larger context length, or provide a shorter input.`,
+              },
+            }
+          : undefined,
+    }
+    writeFileSync(
+      join(project, 'rivers.txt'),
+      'The river bends twice before the old mill, where the water slows and the herons wait.\n'.repeat(
+        300,
+      ),
+    )
+    server = await startModelServer({
+      persona: notLoaded,
+      script: [
+        { steps: [{ toolCall: { name: 'read', args: '{"path":"rivers.txt"}' } }] },
+        '## Goals and constraints\nSay what rivers.txt is about.\n## Files\nrivers.txt: a river and a mill, one line repeated.',
+        'It is about a river and a mill.',
+      ],
+    })
+    const run = await runCli(
+      cliArgv(
+        { home, project },
+        'run',
+        '--base-url',
+        server.url,
+        '--model',
+        notLoaded.model,
+        'what is rivers.txt about?',
+      ),
+    )
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stderr).toContain('n_ctx: 4096')
+    expect(run.stderr).toContain('retry 1 of 1 after compacting the history')
+    expect(run.stdout).toContain('It is about a river and a mill.')
+    const events = sessionEvents()
+    expect(events.some((e) => e.type === 'compaction/checkpoint')).toBe(true)
+    // The retried request fitted, and went out in the lean form of a small window.
+    const last = chats(server.requests).at(-1)
+    expect(last?.prompt?.tokens).toBeLessThanOrEqual(4096)
+    const headers = events.filter((e) => e.type === 'request/header')
+    expect(headers.at(-1)?.data.reason).toBe('change')
+    expect(headers.at(-1)?.data.tools.map((t) => t.name)).not.toContain('present')
+  })
+})

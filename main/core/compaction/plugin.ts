@@ -1,4 +1,5 @@
 import type { Plugin } from '../kernel/index.js'
+import type { Session } from '../log/session.js'
 import type { LoopEvents } from '../loop/agent.js'
 import { compactSession, roughCount } from './compactor.js'
 import type { CompactOptions, CompactResult } from './compactor.js'
@@ -33,8 +34,6 @@ export interface AutoCompactionOptions extends Omit<CompactOptions, 'signal' | '
 export function compactionPlugin(
   opts: AutoCompactionOptions,
 ): Plugin<LoopEvents, Record<string, never>> {
-  const threshold = opts.threshold ?? DEFAULT_COMPACTION_THRESHOLD
-  const count = opts.count ?? roughCount
   const { contextWindow } = opts
   const windowOf = (): number | undefined =>
     typeof contextWindow === 'number' ? contextWindow : contextWindow()
@@ -42,37 +41,55 @@ export function compactionPlugin(
     name: 'compaction',
     setup: (ctx) =>
       void ctx.on('loop/pre-step', async (input, next) => {
-        const { session } = input
         const window = windowOf()
         if (window === undefined) return next(input)
-        const tools = session.latestHeader()?.data.tools.map((tool) => ({ ...tool })) ?? []
-        const pending = input.claimed.map((c) => ({
-          role: 'user' as const,
-          kind: 'input' as const,
-          content: c.message,
-          seq: session.length,
-        }))
-        const measure = () => count([...session.deriveMessages(), ...pending], tools)
-        const limit = threshold * window
-        if (measure() > limit && opts.prune !== false) {
-          await pruneOldOutputs(session, opts.prune ?? DEFAULT_PRUNE)
-        }
-        if (measure() > limit) {
-          const { prune: _prune, contextWindow: _window, ...compactOpts } = opts
-          const result = await compactSession(session, {
-            ...compactOpts,
-            count,
-            signal: input.signal,
-            keepTailTokens: opts.keepTailTokens ?? Math.ceil(window * (1 - threshold) * 0.8),
-          })
-          opts.onCompacted?.(result)
-          // Still too big (a huge recent output in a small window): every large output leaves
-          // the view, the last steps' too; each stub says how to read it again.
-          if (measure() > limit && opts.prune !== false) {
-            await pruneOldOutputs(session, { ...(opts.prune ?? DEFAULT_PRUNE), keepSteps: 0 })
-          }
-        }
+        const pending = input.claimed.map((c) => c.message)
+        await fitToWindow(input.session, window, opts, input.signal, pending)
         return next(input)
       }),
   }
+}
+
+/**
+ * Brings the view under the threshold of `window`: large old outputs out of view first (cheap),
+ * then a summary, then, if still over (a huge recent output in a small window), every large
+ * output, the last steps' too; each stub says how to read it again. `pending`: input the next
+ * request will carry that is not logged yet. Resolves whether the view got smaller. Used before
+ * every step and when a server refuses a prompt as too long.
+ */
+export async function fitToWindow(
+  session: Session,
+  window: number,
+  opts: Omit<AutoCompactionOptions, 'contextWindow'>,
+  signal: AbortSignal,
+  pending: readonly string[] = [],
+): Promise<boolean> {
+  const threshold = opts.threshold ?? DEFAULT_COMPACTION_THRESHOLD
+  const count = opts.count ?? roughCount
+  const tools = session.latestHeader()?.data.tools.map((tool) => ({ ...tool })) ?? []
+  const extra = pending.map((content) => ({
+    role: 'user' as const,
+    kind: 'input' as const,
+    content,
+    seq: session.length,
+  }))
+  const measure = () => count([...session.deriveMessages(), ...extra], tools)
+  const limit = threshold * window
+  const before = measure()
+  if (before <= limit) return false
+  if (opts.prune !== false) await pruneOldOutputs(session, opts.prune ?? DEFAULT_PRUNE)
+  if (measure() > limit) {
+    const { prune: _prune, ...compactOpts } = opts
+    const result = await compactSession(session, {
+      ...compactOpts,
+      count,
+      signal,
+      keepTailTokens: opts.keepTailTokens ?? Math.ceil(window * (1 - threshold) * 0.8),
+    })
+    opts.onCompacted?.(result)
+    if (measure() > limit && opts.prune !== false) {
+      await pruneOldOutputs(session, { ...(opts.prune ?? DEFAULT_PRUNE), keepSteps: 0 })
+    }
+  }
+  return measure() < before
 }

@@ -20,7 +20,8 @@ export async function pruneOldOutputs(session: Session, opts: PruneOptions): Pro
   for (const event of session.slice()) {
     if (event.type === 'step/start') steps.push(`${event.turn}.${event.step}`)
   }
-  const recent = new Set(steps.slice(-opts.keepSteps))
+  // (`slice(-0)` would be every step: keeping none must keep none.)
+  const recent = new Set(opts.keepSteps === 0 ? [] : steps.slice(-opts.keepSteps))
   const eventAt = (seq: number) => {
     const event = session.event(seq)
     if (!event) throw new Error(`seq ${seq} is not in the log`)

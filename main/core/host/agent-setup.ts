@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import { compactSession } from '../compaction/compactor.js'
 import type { CompactResult } from '../compaction/compactor.js'
-import { compactionPlugin } from '../compaction/plugin.js'
+import { compactionPlugin, fitToWindow } from '../compaction/plugin.js'
 import { recallTool } from '../compaction/recall.js'
 import { Kernel } from '../kernel/index.js'
 import type { Session } from '../log/session.js'
@@ -196,8 +196,9 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
 }
 
 /**
- * The server refused the prompt as too long: compacts now, keeping a tail that fits the window
- * (the one the server said, if it did). Resolves whether the view got smaller.
+ * The server refused the prompt as too long: brings the view under the window (the one the server
+ * said, if it did) as the step's compaction would, whatever the threshold said before. Resolves
+ * whether the view got smaller.
  */
 async function compactForOverflow(
   opts: AgentSetupOptions,
@@ -205,22 +206,23 @@ async function compactForOverflow(
   window: ContextWindow,
   signal: AbortSignal,
 ): Promise<boolean> {
-  const { threshold, keepUserTurns, model: summaryModel } = opts.config.compaction
   const size = window.tokens
-  const result = await compactSession(opts.session, {
-    adapter: opts.model.adapter,
-    model: summaryModel ?? opts.model.model,
+  if (size === undefined) return false
+  const { threshold, keepUserTurns, model: summaryModel, prune } = opts.config.compaction
+  return fitToWindow(
+    opts.session,
+    size,
+    {
+      adapter: opts.model.adapter,
+      model: summaryModel ?? opts.model.model,
+      threshold,
+      count: tokens.total,
+      prune,
+      keepUserTurns: Math.min(keepUserTurns, 1),
+      ...(opts.onCompacted ? { onCompacted: opts.onCompacted } : {}),
+    },
     signal,
-    keepUserTurns: Math.min(keepUserTurns, 1),
-    count: tokens.total,
-    ...(size === undefined ? {} : { keepTailTokens: Math.ceil(size * (1 - threshold) * 0.8) }),
-  })
-  try {
-    opts.onCompacted?.(result)
-  } catch {
-    // The callback must not throw; a failure to report is not a failure to compact.
-  }
-  return result.ok
+  )
 }
 
 /** The loop's kernel: compaction before a step whose request would pass the window's threshold. */

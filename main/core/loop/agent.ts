@@ -71,6 +71,9 @@ export const DEFAULT_LIMITS: AgentLimits = { maxSteps: 50, maxWallMs: 30 * 60_00
 export { CONTEXT_TRUNCATED_BY_SERVER }
 export const OUTPUT_TRUNCATED = 'OUTPUT_TRUNCATED'
 
+/** A server that refused a prompt as too long without saying its window: assume this share of it. */
+const OVERFLOW_GUESS = 0.7
+
 /** What the model is told after its reply was cut at the output limit with calls in it. */
 export const CUT_REPLY_NOTICE =
   'Your previous reply was cut off at the output token limit, so its tool calls were dropped: none of them ran. Make the calls again; keep each one short (split a large write or edit into several).'
@@ -451,7 +454,7 @@ export class Agent {
   private async ask(
     turn: number,
     step: number,
-    headerSeq: number,
+    firstHeaderSeq: number,
     signal: AbortSignal,
   ): Promise<
     | { kind: 'finished'; assembler: MessageAssembler; finish: FinishReason }
@@ -459,6 +462,7 @@ export class Agent {
     | { kind: 'stopped'; assembler: MessageAssembler }
   > {
     const session = this.session
+    let headerSeq = firstHeaderSeq
     let estimate = this.estimate(headerSeq)
     let hasCompacted = false
     for (let attempt = 0; ; attempt++) {
@@ -487,21 +491,27 @@ export class Agent {
       }
       const { error } = outcome
       if (error.code === 'CONTEXT_OVERFLOW' && !assembler.hasContent) {
-        // The prompt does not fit: compact (once) to the window the server said, then ask again.
-        if (error.contextWindow !== undefined) this.opts.context?.window.lower(error.contextWindow)
+        // The prompt does not fit: compact (once) to the window the server said (or, when it did
+        // not say, to well under what was sent), then ask again.
+        const fits =
+          error.contextWindow ??
+          (estimate === undefined ? undefined : Math.floor(estimate.tokens * OVERFLOW_GUESS))
+        if (fits !== undefined) this.opts.context?.window.lower(fits)
         const compact = this.opts.compactForOverflow
         if (hasCompacted || compact === undefined) return { kind: 'failed', assembler, error }
         hasCompacted = true
         session.append('error', {
           scope: 'step',
           code: error.code,
-          message: `${error.message} (compacting the history, then retrying once)`,
+          message: `${error.message} (retry 1 of 1 after compacting the history)`,
         })
         if (!(await compact(signal)) || isAborted(signal)) {
           return isAborted(signal)
             ? { kind: 'stopped', assembler }
             : { kind: 'failed', assembler, error }
         }
+        // A smaller window may call for the lean prompt: the header is checked again.
+        headerSeq = this.headerSeq()
         estimate = this.estimate(headerSeq)
         continue
       }

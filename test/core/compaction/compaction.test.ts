@@ -7,6 +7,7 @@ import {
   roughCount,
   uncompactSession,
 } from '../../../main/core/compaction/compactor.js'
+import { pruneOldOutputs } from '../../../main/core/compaction/prune.js'
 import { compactionPlugin } from '../../../main/core/compaction/plugin.js'
 import type { CompactResult } from '../../../main/core/compaction/compactor.js'
 import { chooseRange } from '../../../main/core/compaction/range.js'
@@ -275,6 +276,37 @@ describe('pruning old tool outputs', () => {
     }
     const found = await recall.run(recall.schema.parse({ query: 'ONE:' }), ctx)
     expect(found.output).toContain(`ONE:${'x'.repeat(10_000)}`)
+  })
+})
+
+describe('pruneOldOutputs', () => {
+  const big = defineTool({
+    name: 'dump',
+    description: 'prints a lot',
+    kind: 'read',
+    schema: z.object({ tag: z.string() }),
+    run: ({ tag }) => Promise.resolve({ output: `${tag}:${'x'.repeat(10_000)}` }),
+  })
+
+  it('with keepSteps 0 takes every large output out of view, the last step’s too', async () => {
+    h = await startHarness(
+      [
+        {
+          steps: [
+            { toolCall: { id: 'c1', name: 'dump', args: '{"tag":"ONE"}' } },
+            { finish: 'tool_calls' },
+          ],
+        },
+        'dumped',
+      ],
+      { makeTools: (dirs) => fullAutoTools([big], dirs) },
+    )
+    await turn('dump once')
+    expect(await pruneOldOutputs(h.session, { keepSteps: 2, minBytes: 4096 })).toEqual([])
+    const pruned = await pruneOldOutputs(h.session, { keepSteps: 0, minBytes: 4096 })
+    expect(pruned).toHaveLength(1)
+    const result = h.session.slice().find((e) => e.type === 'tool/result')
+    expect(pruned).toEqual([result?.seq])
   })
 })
 
