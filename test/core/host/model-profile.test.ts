@@ -187,7 +187,7 @@ describe('a server that was down when the session started', () => {
 
     server = await startModelServer({ persona: ollamaNew, port, script: ['Hello again.'] })
     await turn(session.id, 'r2', 'hello now?')
-    const paths = (server).requests.map((r) => `${r.method} ${r.path}`)
+    const paths = server.requests.map((r) => `${r.method} ${r.path}`)
     expect(paths).toContain('POST /api/chat')
     expect(paths).not.toContain('POST /v1/chat/completions')
   })
