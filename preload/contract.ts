@@ -596,6 +596,7 @@ export const FORWARDED_EVENT_TYPES = [
   'deliverable/present',
   'recovery/repaired',
   'error',
+  'notice',
 ] as const
 export const isForwardedEventType = (type: string): boolean =>
   (FORWARDED_EVENT_TYPES as readonly string[]).includes(type)

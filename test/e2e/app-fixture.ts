@@ -26,10 +26,12 @@ export interface AppOptions extends ModelServerOptions {
   readonly files?: Readonly<Record<string, string>>
   /** `--context-window` for the model (default: what the scripted server reports). */
   readonly contextWindow?: number
+  /** `--model`; default the persona's model, else `scripted` (the scripted server's one model). */
+  readonly model?: string
 }
 
 export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
-  const { files, contextWindow, ...serverOptions } = opts
+  const { files, contextWindow, model: modelId, ...serverOptions } = opts
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-e2e-project-')))
   for (const [path, text] of Object.entries(
     files ?? { 'README.md': '# Demo\n', 'src/app.ts': 'export const answer = 41\n' },
@@ -44,7 +46,7 @@ export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
     '--base-url',
     model.url,
     '--model',
-    'scripted',
+    modelId ?? serverOptions.persona?.model ?? 'scripted',
     ...(contextWindow === undefined ? [] : ['--context-window', String(contextWindow)]),
   ])
   return {

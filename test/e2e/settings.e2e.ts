@@ -94,7 +94,9 @@ test('endpoints: field error, save, test, models, dead port, key state', async (
   // Models: context window and tool support (unknown for a non-Ollama server); pick a default.
   await card.getByRole('button', { name: 'Models' }).click()
   const models = card.getByRole('table', { name: 'Models of lab' })
-  await expect(models.getByRole('row', { name: /lab-coder/ })).toContainText('16,384 tokens')
+  await expect(models.getByRole('row', { name: /lab-coder/ })).toContainText(
+    '16,384 (what the server runs)',
+  )
   await expect(models.getByRole('row', { name: /lab-coder/ })).toContainText('unknown')
   await models.getByRole('button', { name: 'Use lab-coder as the default model' }).click()
   await expect(models.getByRole('row', { name: /lab-coder/ })).toContainText('default')

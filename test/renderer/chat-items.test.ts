@@ -4,12 +4,18 @@ import type { StreamDelta } from '../../renderer/src/features/feed'
 import {
   itemIndexForSeq,
   latestPromptTokens,
+  latestServerCut,
   stabilizeItems,
   streamingItem,
 } from '../../renderer/src/features/chat/items'
 import { buildItems, ChatProjection } from '../../renderer/src/features/chat/projection'
 import type { ChatItem } from '../../renderer/src/features/chat/items'
-import { compactArgs, errorHint, formatDuration } from '../../renderer/src/features/chat/format'
+import {
+  compactArgs,
+  errorHint,
+  formatDuration,
+  sentence,
+} from '../../renderer/src/features/chat/format'
 import { rowsOfChange, rowsOfPatch } from '../../renderer/src/features/chat/diff-lines'
 import { previewOf } from '../../renderer/src/features/chat/tool-output'
 
@@ -308,9 +314,100 @@ describe('buildItems: notices', () => {
     expect(only(buildItems(l.events), 'checkpoint')[0]?.isUndone).toBe(true)
   })
 
+  it('shows a notice as a status row, and what Bridle told the model like context', () => {
+    const l = log()
+    l.startTurn()
+    l.add('user/message', { content: 'Summarise notes.md', kind: 'input' })
+    l.startStep()
+    l.add('assistant/message', {
+      blocks: [text('I will write it.')],
+      finish: 'max-tokens',
+    })
+    l.add('step/end', { reason: 'max-tokens' })
+    l.add('notice', {
+      level: 'warning',
+      code: 'OUTPUT_TRUNCATED',
+      message:
+        'the answer was cut at the output limit, and its tool call (write) did not run; the model is told and asked to make them again',
+    })
+    l.add('user/message', { content: 'Your previous reply was cut off.', kind: 'notice' })
+    l.add('notice', { level: 'info', code: 'SOMETHING', message: 'for your information' })
+    l.add('notice', { level: 'loud', code: 7 })
+    const items = buildItems(l.events)
+    expect(items.map((i) => i.kind)).toEqual([
+      'user',
+      'assistant',
+      'notice',
+      'context',
+      'notice',
+      'notice',
+    ])
+    expect(only(items, 'assistant')[0]?.finish).toBe('max-tokens')
+    expect(only(items, 'notice')).toMatchObject([
+      { level: 'warning', code: 'OUTPUT_TRUNCATED', key: 'notice-5' },
+      { level: 'info', code: 'SOMETHING', message: 'for your information' },
+      // An unknown level reads as a warning; a missing message as empty.
+      { level: 'warning', code: '', message: '' },
+    ])
+    const [told] = only(items, 'context')
+    expect(told).toMatchObject({ purpose: 'notice', text: 'Your previous reply was cut off.' })
+    // The user's own message is not what Bridle said.
+    expect(only(items, 'user').map((u) => u.text)).toEqual(['Summarise notes.md'])
+  })
+
+  it('marks volatile context apart from notices to the model', () => {
+    const l = log()
+    l.startTurn()
+    l.add('user/message', { content: 'date: today', kind: 'context' })
+    l.add('user/message', { content: 'cut', kind: 'notice' })
+    expect(only(buildItems(l.events), 'context').map((c) => c.purpose)).toEqual([
+      'context',
+      'notice',
+    ])
+  })
+
+  it('notes on each card when the calls were read from the model’s text', () => {
+    const l = log()
+    l.startTurn()
+    l.add('assistant/message', {
+      blocks: [call('c1', 'read', { path: 'a.txt' }), call('c2', 'read', { path: 'b.txt' })],
+      finish: 'tool-calls',
+      textCalls: { format: 'hermes' },
+    })
+    l.add('assistant/message', {
+      blocks: [call('c3', 'read', { path: 'c.txt' })],
+      finish: 'tool-calls',
+    })
+    l.add('tool/result', { callId: 'c1', ok: true, output: 'a' })
+    const cards = only(buildItems(l.events), 'tool')
+    expect(cards.map((c) => c.call.textFormat)).toEqual(['hermes', 'hermes', undefined])
+    // A later event of the call keeps the note.
+    expect(cards[0]?.call).toMatchObject({ status: 'done', textFormat: 'hermes' })
+    expect(cards[2]?.call).not.toHaveProperty('textFormat')
+  })
+
+  it('finds the latest cut the server made, for the banner', () => {
+    const l = log()
+    l.startTurn()
+    expect(latestServerCut(l.events)).toBeUndefined()
+    l.add('error', { scope: 'step', code: 'CONTEXT_TRUNCATED_BY_SERVER', message: 'first cut' })
+    l.add('error', { scope: 'turn', code: 'SERVER_ERROR', message: 'other' })
+    expect(latestServerCut(l.events)).toEqual({ seq: 1, message: 'first cut' })
+    const second = l.add('error', { scope: 'step', code: 'CONTEXT_TRUNCATED_BY_SERVER' })
+    expect(latestServerCut(l.events)).toEqual({ seq: second.seq, message: '' })
+    // The error keeps its row in the chat, where it happened.
+    const errors = only(buildItems(l.events), 'error')
+    expect(errors.map((e) => e.code)).toEqual([
+      'CONTEXT_TRUNCATED_BY_SERVER',
+      'SERVER_ERROR',
+      'CONTEXT_TRUNCATED_BY_SERVER',
+    ])
+  })
+
   it('reads payloads of unexpected shapes without throwing', () => {
     const l = log()
-    l.add('assistant/message', { blocks: 'nope' })
+    l.add('assistant/message', { blocks: 'nope', textCalls: 'hermes' })
+    l.add('notice', { level: null, message: { nested: true } })
     l.add('tool/result', { callId: 7 })
     l.add('workspace/diff', { files: [null, { path: 3 }] })
     expect(() => buildItems(l.events)).not.toThrow()
@@ -409,6 +506,15 @@ describe('format and diff helpers', () => {
       ),
     ).toMatch(/ollama serve/)
     expect(errorHint('WHATEVER', '')).toBeUndefined()
+  })
+
+  it('makes a sentence of a core message', () => {
+    expect(sentence('the answer was cut at the output limit')).toBe(
+      'The answer was cut at the output limit.',
+    )
+    expect(sentence('  done.  ')).toBe('Done.')
+    expect(sentence('set it (Settings)')).toBe('Set it (Settings)')
+    expect(sentence('')).toBe('')
   })
 
   it('formats durations', () => {

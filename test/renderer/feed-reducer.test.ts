@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import type { ApprovalRequest, EventDto, SessionSummary } from '../../preload/contract'
+import type {
+  ApprovalRequest,
+  EventDto,
+  ModelProfileView,
+  SessionSummary,
+} from '../../preload/contract'
 import {
   FEED_EVENT_TYPES,
   gapStart,
@@ -8,6 +13,7 @@ import {
   reduceFeed,
 } from '../../renderer/src/state/feed-reducer'
 import type { FeedAction, FeedState, StreamDelta } from '../../renderer/src/state/feed-reducer'
+import { toSessionFeed } from '../../renderer/src/state/feed-view'
 
 const SESSION = 's1'
 
@@ -86,6 +92,9 @@ describe('paging', () => {
   it('never keeps an assistant/chunk, and asks the server without them', () => {
     expect(FEED_EVENT_TYPES).not.toContain('assistant/chunk')
     expect(FEED_EVENT_TYPES).toContain('assistant/message')
+    // Notices are paged in even while the contract does not forward them; each type once.
+    expect(FEED_EVENT_TYPES).toContain('notice')
+    expect(new Set(FEED_EVENT_TYPES).size).toBe(FEED_EVENT_TYPES.length)
     const state = run([
       {
         type: 'page',
@@ -245,6 +254,19 @@ describe('streaming', () => {
   })
 })
 
+const PROFILE: ModelProfileView = {
+  model: 'qwen3:8b',
+  endpointId: 'local',
+  serverKind: 'ollama',
+  serverVersion: '0.12.3',
+  api: 'ollama',
+  toolCalls: 'native',
+  streamUsage: true,
+  replayReasoning: false,
+  contextWindow: 4096,
+  windowSource: 'learned',
+}
+
 describe('approvals and details', () => {
   const loaded = run([
     { type: 'page', fromSeq: 0, events: [ev(0, 'session/created')], nextSeq: null, length: 1 },
@@ -259,6 +281,7 @@ describe('approvals and details', () => {
             session: summary({ isRunning: true }),
             pendingApprovals: [approval('c1')],
             contextWindow: 32768,
+            profile: PROFILE,
           },
         },
       ],
@@ -267,6 +290,15 @@ describe('approvals and details', () => {
     expect(state.session?.id).toBe(SESSION)
     expect(state.isRunning).toBe(true)
     expect(state.contextWindow).toBe(32768)
+    expect(state.profile).toEqual(PROFILE)
+    expect(toSessionFeed(state)?.profile).toEqual(PROFILE)
+    // A later answer without one (the session reopened, no turn run yet) clears it.
+    const later = run(
+      [{ type: 'details', details: { session: summary(), pendingApprovals: [] } }],
+      state,
+    )
+    expect(later.profile).toBeUndefined()
+    expect(toSessionFeed(later)).not.toHaveProperty('profile')
     expect(state.pendingApprovals.map((a) => a.callId)).toEqual(['c1'])
   })
 

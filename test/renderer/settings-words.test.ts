@@ -6,6 +6,7 @@ import {
   modelsSummary,
   serverKindName,
   toolSupportText,
+  windowSourceText,
 } from '../../renderer/src/features/settings/words'
 
 describe('settings words', () => {
@@ -24,6 +25,39 @@ describe('settings words', () => {
     expect(toolSupportText({ id: 'a' })).toBe('unknown')
     expect(toolSupportText({ id: 'a', supportsTools: true })).toBe('yes')
     expect(toolSupportText({ id: 'a', supportsTools: false })).toBe('no')
+  })
+
+  it('says where a window comes from', () => {
+    expect(
+      contextWindowText({
+        id: 'qwen3:8b',
+        contextWindow: 4096,
+        contextSource: 'default',
+        trainedContext: 40960,
+      }),
+    ).toBe("4,096 (Ollama's default; trained for 40,960)")
+    expect(contextWindowText({ id: 'a', contextWindow: 8192, contextSource: 'server' })).toBe(
+      '8,192 (what the server runs)',
+    )
+    expect(contextWindowText({ id: 'a', contextWindow: 40960, contextSource: 'advertised' })).toBe(
+      '40,960 (advertised: the server may run less)',
+    )
+    expect(
+      contextWindowText({
+        id: 'a',
+        contextWindow: 16384,
+        contextSource: 'configured',
+        trainedContext: 16384,
+      }),
+    ).toBe('16,384 (set in config)')
+    expect(contextWindowText({ id: 'a', contextWindow: 8192, trainedContext: 32768 })).toBe(
+      '8,192 (trained for 32,768)',
+    )
+    expect(windowSourceText('learned', 'ollama')).toMatch(/^learnt from a cut/)
+    expect(windowSourceText('default', 'ollama')).toBe("Ollama's default, assumed")
+    expect(windowSourceText('default', 'vllm')).toBe("the server's default, assumed")
+    expect(windowSourceText(undefined, 'ollama')).toBeUndefined()
+    expect(windowSourceText('new-source', 'ollama')).toBe('new-source')
   })
 
   it('names server kinds and summarises their models', () => {

@@ -30,6 +30,18 @@ describe('summarizeEvent (renderer)', () => {
       }),
     ).toBe('c1 NOT_FOUND: no file')
     expect(summarizeEvent({ type: 'turn/start', data: {} })).toBe('')
+    expect(
+      summarizeEvent({
+        type: 'notice',
+        data: { level: 'warning', code: 'OUTPUT_TRUNCATED', message: 'the answer was cut' },
+      }),
+    ).toBe('warning OUTPUT_TRUNCATED: the answer was cut')
+    expect(
+      summarizeEvent({
+        type: 'user/message',
+        data: { kind: 'notice', content: 'Redo the calls.' },
+      }),
+    ).toBe('(notice) Redo the calls.')
   })
 
   it('never throws on a payload of an unexpected shape', () => {

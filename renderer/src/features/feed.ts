@@ -8,6 +8,7 @@ import type {
   ApprovalRequest,
   BridleApi,
   EventDto,
+  ModelProfileView,
   NotificationOf,
   SessionSummary,
 } from '../../../preload/contract'
@@ -31,6 +32,8 @@ export interface SessionFeed {
   readonly isRunning: boolean
   /** The model's window in tokens, when known (for the context meter). */
   readonly contextWindow?: number
+  /** How the session talks to its model (for the model badge), once its first turn resolved it. */
+  readonly profile?: ModelProfileView
 }
 
 /** Props every session panel (chat, checkpoints, timeline) takes. */

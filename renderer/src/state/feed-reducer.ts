@@ -12,6 +12,7 @@ import { FORWARDED_EVENT_TYPES } from '../../../preload/contract'
 import type {
   ApprovalRequest,
   EventDto,
+  ModelProfileView,
   NotificationOf,
   SessionSummary,
 } from '../../../preload/contract'
@@ -22,13 +23,19 @@ export interface SessionDetails {
   readonly session: SessionSummary
   readonly pendingApprovals: readonly ApprovalRequest[]
   readonly contextWindow?: number | undefined
+  readonly profile?: ModelProfileView | undefined
 }
 
 /**
  * The event types a feed holds: every forwarded one, which is every type but `assistant/chunk`.
  * Passed as `types` to `session/events` so chunks never cross the bridge when paging.
+ *
+ * `notice` is asked for too: the contract does not forward it yet, so a notice arrives with the
+ * page that closes the gap it leaves (the next forwarded event shows the gap), a moment late.
  */
-export const FEED_EVENT_TYPES: readonly string[] = FORWARDED_EVENT_TYPES
+export const FEED_EVENT_TYPES: readonly string[] = [
+  ...new Set<string>([...FORWARDED_EVENT_TYPES, 'notice']),
+]
 
 export interface FeedState {
   readonly sessionId: string
@@ -43,6 +50,8 @@ export interface FeedState {
   readonly pendingApprovals: readonly ApprovalRequest[]
   readonly isRunning: boolean
   readonly contextWindow: number | undefined
+  /** How the session talks to its model, once its first turn resolved it (`session/get`). */
+  readonly profile: ModelProfileView | undefined
   /** What failed while loading, to show instead of a silent empty chat. */
   readonly error: string | undefined
 }
@@ -78,6 +87,7 @@ export function initialFeed(sessionId: string): FeedState {
     pendingApprovals: [],
     isRunning: false,
     contextWindow: undefined,
+    profile: undefined,
     error: undefined,
   }
 }
@@ -90,6 +100,7 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
         session: action.details.session,
         isRunning: action.details.session.isRunning,
         contextWindow: action.details.contextWindow,
+        profile: action.details.profile,
         pendingApprovals: mergeApprovals(
           action.details.pendingApprovals,
           state.pendingApprovals,

@@ -21,6 +21,7 @@ export function toSessionFeed(state: FeedState): SessionFeed | undefined {
       pendingApprovals: state.pendingApprovals,
       isRunning: state.isRunning,
       ...(state.contextWindow === undefined ? {} : { contextWindow: state.contextWindow }),
+      ...(state.profile === undefined ? {} : { profile: state.profile }),
     }
     views.set(state, view)
   }

@@ -6,10 +6,12 @@ import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'
 import { ContextMeter } from './context-meter'
+import { CutBanner } from './cut-banner'
 import { RowStateContext } from './row-state'
 import type { ChatItem } from './items'
 import { itemIndexForSeq, latestPromptTokens } from './items'
 import type { MessageActions } from './messages'
+import { ModelBadge } from './model-badge'
 import { useChatItems } from './use-chat-items'
 import './chat.css'
 
@@ -121,8 +123,12 @@ export function ChatPanel({
     <RowStateContext value={rowState}>
       <div className="chat-panel">
         <div className="chat-status-bar">
+          {feed.profile !== undefined && (
+            <ModelBadge key={sessionId} profile={feed.profile} onShowPanel={onShowPanel} />
+          )}
           <ContextMeter tokens={promptTokens} window={feed.contextWindow} />
         </div>
+        <CutBanner sessionId={sessionId} events={feed.events} onShowPanel={onShowPanel} />
         <div
           ref={scroller}
           className="chat-scroll"
@@ -225,6 +231,8 @@ function estimateHeight(item: ChatItem | undefined): number {
     case 'context':
     case 'checkpoint':
       return 32
+    case 'notice':
+      return 40
     case undefined:
       return 60
     default:

@@ -4,7 +4,14 @@ import { ChangesCard } from './changes-card'
 import type { ChatItem } from './items'
 import { AssistantMessage, ContextRow, StreamingMessage, UserMessage } from './messages'
 import type { MessageActions } from './messages'
-import { CheckpointRow, DeliverableCard, ErrorRow, RecoveredRow, TurnEndRow } from './status-rows'
+import {
+  CheckpointRow,
+  DeliverableCard,
+  ErrorRow,
+  NoticeRow,
+  RecoveredRow,
+  TurnEndRow,
+} from './status-rows'
 import { ToolCard } from './tool-card'
 
 interface ChatRowProps {
@@ -42,6 +49,8 @@ export const ChatRow = memo(function ChatRow({ item, isSelected, actions, pendin
       return <DeliverableCard api={actions.api} sessionId={actions.sessionId} item={item} />
     case 'error':
       return <ErrorRow item={item} />
+    case 'notice':
+      return <NoticeRow item={item} />
     case 'turn-end':
       return <TurnEndRow item={item} />
     case 'recovered':

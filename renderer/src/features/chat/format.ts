@@ -19,6 +19,14 @@ export function formatTokens(tokens: number): string {
   return `${Math.round(tokens / 1000)}k`
 }
 
+/** The core's messages start in lower case and end without a stop, to fit any sentence: as one. */
+export function sentence(message: string): string {
+  const text = message.trim()
+  if (text === '') return text
+  const capital = text.charAt(0).toUpperCase() + text.slice(1)
+  return /[.!?)]$/.test(capital) ? capital : `${capital}.`
+}
+
 const clip = (text: string, max: number): string => {
   const line = text.replace(/\s+/g, ' ').trim()
   return line.length > max ? `${line.slice(0, max - 1)}…` : line

@@ -16,6 +16,8 @@ import type { Data } from './read-data'
 /** Codes the log writes when it closes calls a crash left open (main/core/log/events.ts). */
 export const TOOL_OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
 export const TOOL_NOT_STARTED = 'TOOL_NOT_STARTED'
+/** The loop's alarm when a server counted less of the prompt than was sent (main/core/tokens/window.ts). */
+export const CONTEXT_TRUNCATED_BY_SERVER = 'CONTEXT_TRUNCATED_BY_SERVER'
 
 export type ToolStatus =
   | 'queued'
@@ -52,6 +54,8 @@ export interface ToolCallView {
   readonly error?: { readonly code: string; readonly message: string }
   readonly metadata: Data
   readonly approval?: ApprovalView
+  /** The format the model wrote this call in, when Bridle read it from the reply's text. */
+  readonly textFormat?: string
 }
 
 export interface Usage {
@@ -78,7 +82,15 @@ interface Base {
 
 export type ChatItem =
   | (Base & { readonly kind: 'user'; readonly text: string })
-  | (Base & { readonly kind: 'context'; readonly text: string })
+  /**
+   * What the harness, not the user, put in the conversation: volatile context (date, git
+   * status), or a notice to the model about its own last reply (it was cut off).
+   */
+  | (Base & {
+      readonly kind: 'context'
+      readonly purpose: 'context' | 'notice'
+      readonly text: string
+    })
   | (Base & {
       readonly kind: 'assistant'
       readonly step: number
@@ -101,6 +113,13 @@ export type ChatItem =
       readonly message: string
       /** A step error the loop retries after: a notice, not a failure. */
       readonly isRetry: boolean
+    })
+  /** Something the user should know that is not a failure (a reply cut at the output limit). */
+  | (Base & {
+      readonly kind: 'notice'
+      readonly level: 'info' | 'warning'
+      readonly code: string
+      readonly message: string
     })
   | (Base & {
       readonly kind: 'turn-end'
@@ -206,6 +225,20 @@ export function latestPromptTokens(events: readonly EventDto[]): number | undefi
     if (event?.type !== 'request/start') continue
     const tokens = num(record(event.data['estimate']), 'tokens')
     if (tokens !== undefined) return tokens
+  }
+  return undefined
+}
+
+/** The latest `CONTEXT_TRUNCATED_BY_SERVER` error of a log (what the banner shows), if any. */
+export function latestServerCut(
+  events: readonly EventDto[],
+): { readonly seq: number; readonly message: string } | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]
+    if (event?.type === 'error' && event.data['code'] === CONTEXT_TRUNCATED_BY_SERVER) {
+      const message = event.data['message']
+      return { seq: event.seq, message: typeof message === 'string' ? message : '' }
+    }
   }
   return undefined
 }

@@ -187,11 +187,16 @@ function Reasoning({ text, isLive = false }: { readonly text: string; readonly i
   )
 }
 
-/** Volatile context the harness added (date, git status): not the user's words, so kept small. */
+/**
+ * What Bridle, not the user, said to the model: volatile context (date, git status), or a notice
+ * about the model's own last reply (cut off, its calls dropped). Not the user's words, so kept
+ * small and folded.
+ */
 export function ContextRow({ item }: { readonly item: Item<'context'> }) {
+  const isNotice = item.purpose === 'notice'
   return (
-    <details className="context-row">
-      <summary>Context added for the model</summary>
+    <details className={isNotice ? 'context-row told-row' : 'context-row'}>
+      <summary>{isNotice ? 'Bridle told the model' : 'Context added for the model'}</summary>
       <pre className="context-text">{item.text}</pre>
     </details>
   )

@@ -83,10 +83,31 @@ class ItemBuilder {
     const base = { seq: event.seq, turn: event.turn, rev: event.seq }
     switch (event.type) {
       case 'user/message': {
-        const kind = str(data, 'kind') === 'context' ? 'context' : 'user'
-        this.items.push({ ...base, kind, key: `${kind}-${event.seq}`, text: str(data, 'content') })
+        const kind = str(data, 'kind')
+        const text = str(data, 'content')
+        if (kind === 'context' || kind === 'notice') {
+          this.items.push({
+            ...base,
+            kind: 'context',
+            purpose: kind,
+            key: `context-${event.seq}`,
+            text,
+          })
+        } else {
+          this.items.push({ ...base, kind: 'user', key: `user-${event.seq}`, text })
+        }
         return
       }
+      case 'notice':
+        this.items.push({
+          ...base,
+          kind: 'notice',
+          key: `notice-${event.seq}`,
+          level: str(data, 'level') === 'info' ? 'info' : 'warning',
+          code: str(data, 'code'),
+          message: str(data, 'message'),
+        })
+        return
       case 'assistant/message':
         this.addAssistant(event)
         return
@@ -249,16 +270,32 @@ class ItemBuilder {
         finish: str(data, 'finish'),
       })
     }
+    const textFormat = optStr(record(data['textCalls']), 'format')
     for (const block of blocks) {
       if (block['type'] !== 'tool-call') continue
       const callId = str(block, 'callId')
       const argsText = str(block, 'args')
-      this.addCall(event, callId, str(block, 'name'), argsText, parseArgs(argsText))
+      this.addCall(event, callId, str(block, 'name'), argsText, parseArgs(argsText), textFormat)
     }
   }
 
-  private addCall(event: EventDto, callId: string, name: string, argsText: string, args: unknown) {
-    const call: MutableCall = { callId, name, args, argsText, status: 'queued', metadata: {} }
+  private addCall(
+    event: EventDto,
+    callId: string,
+    name: string,
+    argsText: string,
+    args: unknown,
+    textFormat?: string,
+  ) {
+    const call: MutableCall = {
+      callId,
+      name,
+      args,
+      argsText,
+      status: 'queued',
+      metadata: {},
+      ...(textFormat === undefined ? {} : { textFormat }),
+    }
     this.calls.set(callId, { index: this.items.length, call, rev: event.seq })
     this.openCalls.add(callId)
     this.dirty.add(callId)

@@ -1,7 +1,8 @@
 import { memo } from 'react'
 import type { BridleApi } from '../../../../preload/contract'
 import type { DrawerPanel } from '../feed'
-import { errorHint, formatDuration, formatTokens, turnEndText } from './format'
+import { errorHint, formatDuration, formatTokens, sentence, turnEndText } from './format'
+import { CONTEXT_TRUNCATED_BY_SERVER } from './items'
 import type { ChatItem } from './items'
 import { useFilesExist } from './use-files-exist'
 
@@ -19,7 +20,7 @@ export const ErrorRow = memo(function ErrorRow({ item }: { readonly item: Item<'
       role={item.isRetry ? 'status' : 'alert'}
     >
       <p>
-        <strong>{item.isRetry ? 'Retrying' : failedWhat(item.scope)}</strong>{' '}
+        <strong>{item.isRetry ? 'Retrying' : failedWhat(item.scope, item.code)}</strong>{' '}
         <code className="error-code">{item.code}</code> {item.message}
       </p>
       {hint !== undefined && <p className="hint">{hint}</p>}
@@ -27,7 +28,29 @@ export const ErrorRow = memo(function ErrorRow({ item }: { readonly item: Item<'
   )
 })
 
-function failedWhat(scope: string): string {
+/**
+ * Something the user should know that is not a failure (a reply cut at the output limit): a
+ * quiet line with an icon, a warning in the warning tint, an info in the info tint.
+ */
+export const NoticeRow = memo(function NoticeRow({ item }: { readonly item: Item<'notice'> }) {
+  const isWarning = item.level === 'warning'
+  return (
+    <p
+      className={`notice-row status-notice ${isWarning ? 'notice-warning' : 'notice-info'}`}
+      role="status"
+      data-code={item.code}
+    >
+      <span className="notice-icon" role="img" aria-label={isWarning ? 'Warning' : 'Note'}>
+        {isWarning ? '⚠' : 'ℹ'}
+      </span>
+      <span>{sentence(item.message)}</span>
+    </p>
+  )
+})
+
+function failedWhat(scope: string, code: string): string {
+  // Not a failed request: the answer came, from a prompt the server had cut.
+  if (code === CONTEXT_TRUNCATED_BY_SERVER) return 'The model saw only part of the prompt.'
   switch (scope) {
     case 'step':
       return 'The model request failed.'

@@ -69,6 +69,11 @@ export const ToolCard = memo(function ToolCard({
           {STATUS_LABEL[status]}
         </span>
       </header>
+      {call.textFormat !== undefined && (
+        <p className="tool-origin" title="The server sent no structured call: Bridle parsed it">
+          Call read from the model's text ({call.textFormat})
+        </p>
+      )}
       {pending && <ApprovalPrompt api={api} request={pending} />}
       {isOpen && hasBody(call) && (
         <ToolBody api={api} sessionId={sessionId} turn={turn} call={call} />

@@ -19,10 +19,60 @@ export function keyStateText(info: Pick<EndpointInfo, 'key' | 'apiKeyEnv'>): str
   }
 }
 
+const tokens = (value: number) => value.toLocaleString('en-US')
+
+/**
+ * A model's window and where the number comes from: `8,192 (what the server runs)`,
+ * `4,096 (Ollama's default; trained for 40,960)`. Only Ollama has a `default` (a server default
+ * Bridle assumes, since the model list does not say what a model runs).
+ */
 export function contextWindowText(model: ModelInfo): string {
-  return model.contextWindow === undefined
-    ? 'unknown'
-    : `${model.contextWindow.toLocaleString('en-US')} tokens`
+  if (model.contextWindow === undefined) return 'unknown'
+  const source =
+    model.contextSource === undefined ? undefined : CONTEXT_SOURCES[model.contextSource]
+  const trained =
+    model.trainedContext === undefined || model.trainedContext === model.contextWindow
+      ? undefined
+      : `trained for ${tokens(model.trainedContext)}`
+  const why = [source, trained].filter((part) => part !== undefined).join('; ')
+  return why === ''
+    ? `${tokens(model.contextWindow)} tokens`
+    : `${tokens(model.contextWindow)} (${why})`
+}
+
+const CONTEXT_SOURCES: Readonly<Record<NonNullable<ModelInfo['contextSource']>, string>> = {
+  server: 'what the server runs',
+  default: "Ollama's default",
+  advertised: 'advertised: the server may run less',
+  configured: 'set in config',
+}
+
+/**
+ * Where a session's window comes from (`ModelProfileView.windowSource`), after the number:
+ * `learned` is the one a server's silent cut taught.
+ */
+export function windowSourceText(
+  source: string | undefined,
+  serverKind: string,
+): string | undefined {
+  switch (source) {
+    case undefined:
+      return undefined
+    case 'configured':
+      return 'set in config'
+    case 'server':
+      return 'what the server runs'
+    case 'default':
+      return `${serverKind === 'ollama' ? "Ollama's" : "the server's"} default, assumed`
+    case 'advertised':
+      return 'advertised: the server may run less'
+    case 'probed':
+      return 'measured by the capability test'
+    case 'learned':
+      return 'learnt from a cut: the server dropped the start of a longer prompt'
+    default:
+      return source
+  }
 }
 
 export function toolSupportText(model: ModelInfo): 'yes' | 'no' | 'unknown' {

@@ -71,8 +71,11 @@ export function summarizeEvent(event: Pick<EventDto, 'type' | 'data'>): string {
     case 'turn/end':
     case 'step/end':
       return text(data, 'reason')
-    case 'user/message':
-      return `${data['kind'] === 'context' ? '(context) ' : ''}${clip(text(data, 'content'))}`
+    case 'user/message': {
+      const kind = text(data, 'kind')
+      const label = kind === 'context' || kind === 'notice' ? `(${kind}) ` : ''
+      return `${label}${clip(text(data, 'content'))}`
+    }
     case 'request/header':
       return `${text(data, 'reason')}: ${count(data, 'sections')} section(s), ${count(data, 'tools')} tool(s)`
     case 'request/start': {
@@ -106,6 +109,8 @@ export function summarizeEvent(event: Pick<EventDto, 'type' | 'data'>): string {
       return `${text(data, 'cause')}: ${count(data, 'items')} synthetic event(s)`
     case 'error':
       return `${text(data, 'scope')} ${text(data, 'code')}: ${clip(text(data, 'message'), 60)}`
+    case 'notice':
+      return `${text(data, 'level')} ${text(data, 'code')}: ${clip(text(data, 'message'), 60)}`
     default:
       return ''
   }
