@@ -402,6 +402,11 @@ describe('buildItems: notices', () => {
       'SERVER_ERROR',
       'CONTEXT_TRUNCATED_BY_SERVER',
     ])
+    // A later turn without a cut: Bridle compacted since, so the banner has nothing to say.
+    l.add('turn/end', { reason: 'completed' })
+    l.startTurn()
+    l.add('user/message', { content: 'next', kind: 'input' })
+    expect(latestServerCut(l.events)).toBeUndefined()
   })
 
   it('reads payloads of unexpected shapes without throwing', () => {

@@ -229,13 +229,21 @@ export function latestPromptTokens(events: readonly EventDto[]): number | undefi
   return undefined
 }
 
-/** The latest `CONTEXT_TRUNCATED_BY_SERVER` error of a log (what the banner shows), if any. */
+/**
+ * The `CONTEXT_TRUNCATED_BY_SERVER` error of the latest turn (what the banner shows), if any. Only
+ * that turn is looked at: a cut of an earlier turn has been compacted away since, and a long
+ * history is not walked on every page it loads.
+ */
 export function latestServerCut(
   events: readonly EventDto[],
 ): { readonly seq: number; readonly message: string } | undefined {
+  let lastTurn = 0
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]
-    if (event?.type === 'error' && event.data['code'] === CONTEXT_TRUNCATED_BY_SERVER) {
+    if (event === undefined || event.turn === 0) continue
+    if (lastTurn === 0) lastTurn = event.turn
+    if (event.turn < lastTurn) return undefined
+    if (event.type === 'error' && event.data['code'] === CONTEXT_TRUNCATED_BY_SERVER) {
       const message = event.data['message']
       return { seq: event.seq, message: typeof message === 'string' ? message : '' }
     }
