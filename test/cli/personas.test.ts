@@ -4,9 +4,10 @@
  * picks, or ends with one clear error in the server's own words and no pointless retries. The
  * log is read back from the database the CLI wrote.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { LogEvent } from '../../main/core/log/events.js'
 import { LogEvent as LogEventSchema } from '../../main/core/log/events.js'
@@ -15,6 +16,7 @@ import { cliArgv, runCli } from '../fixtures/cli.js'
 import {
   deepSeek,
   lmStudio,
+  lmStudioNotLoaded,
   llamaCppJinja,
   llamaCppNoJinja,
   llamaCppUnopenedThink,
@@ -495,26 +497,7 @@ describe('a server that cuts the prompt without a word', () => {
 
 describe('a prompt the server refuses as too long', () => {
   it('is compacted to the window the server names, in the lean form, and sent once more', async () => {
-    // LM Studio with the model not loaded yet: it lists the maximum, loads with 4,096, and
-    // refuses a longer prompt naming n_ctx.
-    const notLoaded: Persona = {
-      ...lmStudio,
-      name: 'lm-studio-default-load',
-      routes: () => ({
-        'GET /api/v0/models': () => ({
-          body: { data: [{ id: 'qwen/qwen3-8b', state: 'not-loaded', max_context_length: 40960 }] },
-        }),
-      }),
-      refuse: (_body, _api, tokens) =>
-        tokens > 4096
-          ? {
-              status: 400,
-              body: {
-                error: `The number of tokens to keep from the initial prompt is greater than the context length (n_keep: ${tokens}>= n_ctx: 4096). Try to load the model with a larger context length, or provide a shorter input.`,
-              },
-            }
-          : undefined,
-    }
+    const notLoaded = lmStudioNotLoaded
     writeFileSync(
       join(project, 'rivers.txt'),
       'The river bends twice before the old mill, where the water slows and the herons wait.\n'.repeat(
@@ -553,4 +536,72 @@ describe('a prompt the server refuses as too long', () => {
     expect(headers.at(-1)?.data.reason).toBe('change')
     expect(headers.at(-1)?.data.tools.map((t) => t.name)).not.toContain('present')
   })
+})
+
+describe('calls read from text go through the same guards as structured ones', () => {
+  /** Every file under `dir` with a hash of its bytes, so any change, addition or removal shows. */
+  function treeHash(dir: string): Record<string, string> {
+    const out: Record<string, string> = {}
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      const path = join(entry.parentPath, entry.name)
+      out[relative(dir, path)] = entry.isFile()
+        ? createHash('sha256').update(readFileSync(path)).digest('hex')
+        : 'dir'
+    }
+    return out
+  }
+
+  for (const approval of ['ask', 'auto-edit', 'full-auto'] as const) {
+    it(`in ${approval} mode, text calls at files outside the project change nothing there`, async () => {
+      const outside = join(home, 'outside')
+      mkdirSync(join(outside, 'sub'), { recursive: true })
+      writeFileSync(join(outside, 'secret.txt'), 'do not touch\n')
+      writeFileSync(join(outside, 'sub', 'deep.txt'), 'deep\n')
+      const before = treeHash(outside)
+      const persona = textCallModel('hermes')
+      server = await startModelServer({
+        persona,
+        script: [
+          {
+            steps: [
+              {
+                toolCall: { name: 'write', args: '{"path":"../outside/secret.txt","content":"x"}' },
+              },
+              {
+                toolCall: {
+                  name: 'edit',
+                  args: '{"path":"../outside/sub/deep.txt","oldText":"deep","newText":"gone"}',
+                },
+              },
+              {
+                toolCall: {
+                  name: 'write',
+                  args: `{"path":${JSON.stringify(join(outside, 'new.txt'))},"content":"x"}`,
+                },
+              },
+            ],
+          },
+          'Done.',
+        ],
+      })
+      const run = await runCli(
+        cliArgv(
+          { home, project },
+          'run',
+          '--approval',
+          approval,
+          '--base-url',
+          server.url,
+          '--model',
+          persona.model,
+          'go',
+        ),
+      )
+      expect(run.status, run.stderr).toBe(0)
+      expect(treeHash(outside)).toEqual(before)
+      const results = sessionEvents().filter((e) => e.type === 'tool/result')
+      expect(results).toHaveLength(3)
+      for (const result of results) expect(result.data.ok).toBe(false)
+    })
+  }
 })

@@ -13,6 +13,7 @@ import type {
 import { boot, dispatchCall, HostError } from '../../main/core/host/index.js'
 import type { Host } from '../../main/core/host/index.js'
 import type { Result } from '../../preload/contract.js'
+import { OLLAMA_CUT_REPORT } from '../fixtures/probe-samples.js'
 
 const errorOf = (result: Result<unknown>) => (result.ok ? undefined : result.error)
 
@@ -188,34 +189,9 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
   },
   'model/probe': {
     params: { endpointId: 'local', model: 'qwen3:8b' },
-    result: {
-      report: {
-        baseUrl: 'http://127.0.0.1:11434/v1',
-        model: 'qwen3:8b',
-        kind: 'ollama',
-        serverVersion: '0.12.3',
-        probedAt: 1_700_000_000_000,
-        durationMs: 3400,
-        api: 'ollama',
-        toolCalls: {
-          streamed: 'structured',
-          nonStreamed: 'skipped',
-          asText: 'skipped',
-          chosen: 'native',
-        },
-        reasoning: 'thinking',
-        streamOptions: 'not-applicable',
-        context: {
-          window: 4096,
-          windowSource: 'default',
-          verdict: 'cut',
-          reported: 4096,
-          honoured: 4096,
-        },
-        notes: [],
-      },
-    },
+    result: { report: OLLAMA_CUT_REPORT },
   },
+
   'credential/set': {
     params: { endpointId: 'remote', value: 'sk-secret' },
     result: { endpointId: 'remote', stored: true },

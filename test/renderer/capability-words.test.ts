@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { ModelProfileView } from '../../preload/contract'
 import type { ProbeReport } from '../../preload/probe-report'
+import { OLLAMA_CUT_REPORT, OLLAMA_PROFILE } from '../fixtures/probe-samples'
 import {
   capabilityRows,
   hasWarnings,
@@ -15,34 +15,7 @@ import {
 } from '../../renderer/src/features/chat/profile-words'
 
 /** What `bridle probe` found on Ollama 0.12 with its 4,096 default (test/cli/probe.test.ts). */
-const ollamaCut: ProbeReport = {
-  baseUrl: 'http://127.0.0.1:11434/v1',
-  model: 'qwen3:8b',
-  kind: 'ollama',
-  serverVersion: '0.12.3',
-  probedAt: 1_000_000,
-  durationMs: 4210,
-  api: 'ollama',
-  toolCalls: {
-    streamed: 'structured',
-    nonStreamed: 'skipped',
-    asText: 'skipped',
-    chosen: 'native',
-  },
-  reasoning: 'thinking',
-  streamOptions: 'not-applicable',
-  context: {
-    window: 4096,
-    windowSource: 'default',
-    trained: 40960,
-    testedWith: 6138,
-    reported: 4096,
-    verdict: 'cut',
-    honoured: 4096,
-    sawHead: false,
-  },
-  notes: [],
-}
+const ollamaCut = OLLAMA_CUT_REPORT
 
 const refused: ProbeReport = {
   ...ollamaCut,
@@ -114,18 +87,7 @@ describe('capability card words', () => {
   })
 })
 
-const profile: ModelProfileView = {
-  model: 'qwen3:8b',
-  endpointId: 'local',
-  serverKind: 'ollama',
-  serverVersion: '0.12.3',
-  api: 'ollama',
-  toolCalls: 'native',
-  streamUsage: true,
-  replayReasoning: false,
-  contextWindow: 4096,
-  windowSource: 'default',
-}
+const profile = OLLAMA_PROFILE
 
 describe('model badge words', () => {
   it('shows only what is unusual', () => {

@@ -5,6 +5,7 @@ import type {
   ModelProfileView,
   SessionSummary,
 } from '../../preload/contract'
+import { OLLAMA_PROFILE } from '../fixtures/probe-samples'
 import {
   FEED_EVENT_TYPES,
   gapStart,
@@ -254,18 +255,7 @@ describe('streaming', () => {
   })
 })
 
-const PROFILE: ModelProfileView = {
-  model: 'qwen3:8b',
-  endpointId: 'local',
-  serverKind: 'ollama',
-  serverVersion: '0.12.3',
-  api: 'ollama',
-  toolCalls: 'native',
-  streamUsage: true,
-  replayReasoning: false,
-  contextWindow: 4096,
-  windowSource: 'learned',
-}
+const PROFILE: ModelProfileView = { ...OLLAMA_PROFILE, windowSource: 'learned' }
 
 describe('approvals and details', () => {
   const loaded = run([

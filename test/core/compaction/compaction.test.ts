@@ -216,14 +216,16 @@ describe('compaction', () => {
   })
 })
 
+/** A tool whose output (10 KB) is worth pruning. */
+const big = defineTool({
+  name: 'dump',
+  description: 'prints a lot',
+  kind: 'read',
+  schema: z.object({ tag: z.string() }),
+  run: ({ tag }) => Promise.resolve({ output: `${tag}:${'x'.repeat(10_000)}` }),
+})
+
 describe('pruning old tool outputs', () => {
-  const big = defineTool({
-    name: 'dump',
-    description: 'prints a lot',
-    kind: 'read',
-    schema: z.object({ tag: z.string() }),
-    run: ({ tag }) => Promise.resolve({ output: `${tag}:${'x'.repeat(10_000)}` }),
-  })
   const dump = (id: string, tag: string) => ({
     steps: [
       { toolCall: { id, name: 'dump', args: JSON.stringify({ tag }) } },
@@ -280,14 +282,6 @@ describe('pruning old tool outputs', () => {
 })
 
 describe('pruneOldOutputs', () => {
-  const big = defineTool({
-    name: 'dump',
-    description: 'prints a lot',
-    kind: 'read',
-    schema: z.object({ tag: z.string() }),
-    run: ({ tag }) => Promise.resolve({ output: `${tag}:${'x'.repeat(10_000)}` }),
-  })
-
   it('with keepSteps 0 takes every large output out of view, the last step’s too', async () => {
     h = await startHarness(
       [
