@@ -54,7 +54,7 @@ export function raiseWindowHint(
   }
 }
 
-export function callWords(report: ProbeReport): string {
+function callWords(report: ProbeReport): string {
   const calls = report.toolCalls
   switch (calls.streamed) {
     case 'structured':
@@ -76,7 +76,7 @@ export function callWords(report: ProbeReport): string {
   }
 }
 
-export function reasoningWords(reasoning: ProbeReport['reasoning']): string {
+function reasoningWords(reasoning: ProbeReport['reasoning']): string {
   switch (reasoning) {
     case 'reasoning_content':
       return 'in the reasoning_content field'
@@ -93,7 +93,7 @@ export function reasoningWords(reasoning: ProbeReport['reasoning']): string {
   }
 }
 
-export function usageWords(streamOptions: ProbeReport['streamOptions']): string | undefined {
+function usageWords(streamOptions: ProbeReport['streamOptions']): string | undefined {
   switch (streamOptions) {
     case 'accepted':
       return 'stream_options accepted: token counts come with every answer'
@@ -104,7 +104,7 @@ export function usageWords(streamOptions: ProbeReport['streamOptions']): string 
   }
 }
 
-export function contextWords(report: ProbeReport, endpointId: string): string {
+function contextWords(report: ProbeReport, endpointId: string): string {
   const c = report.context
   const runs =
     c.window === undefined

@@ -222,7 +222,7 @@ async function serverFacts(
 }
 
 /** Ollama's num_ctx default: 2048 before 0.6.7, 4096 since (newer builds may give more by VRAM). */
-export function ollamaDefaultWindow(version: string | undefined): number {
+function ollamaDefaultWindow(version: string | undefined): number {
   const [major = 0, minor = 0, patch = 0] = (version ?? '')
     .split(/[.-]/)
     .slice(0, 3)
@@ -231,13 +231,13 @@ export function ollamaDefaultWindow(version: string | undefined): number {
   return version !== undefined && isOld ? 2048 : 4096
 }
 
-export interface OllamaFacts {
+interface OllamaFacts {
   readonly version?: string
   /** Running models and the context each was loaded with (`/api/ps`; the field is 0.9.6+). */
   readonly loaded: ReadonlyMap<string, number | undefined>
 }
 
-export async function ollamaFacts(
+async function ollamaFacts(
   endpoint: EndpointConfig,
   root: string,
   timeoutMs: number,
@@ -260,7 +260,7 @@ export async function ollamaFacts(
  * Modelfile's `num_ctx` (`/api/show`), else the server's default for its version, which is far
  * below the trained `<arch>.context_length` that a listing would otherwise report.
  */
-export async function ollamaWindow(
+async function ollamaWindow(
   endpoint: EndpointConfig,
   root: string,
   model: string,

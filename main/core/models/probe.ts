@@ -21,12 +21,14 @@ import type { ListModelsResult } from './discovery.js'
 import { createEndpointFetch } from './endpoint-fetch.js'
 import { classifyError, errorFromStatus, extractServerMessage, isRecord } from './model-errors.js'
 import { ollamaRoot } from './ollama-native.js'
+import { OllamaStreamError, ollamaLineToChunk, toOllamaChatBody } from './ollama-request.js'
+import { toChatCompletionParams } from './chat-request.js'
 import { openAiClient } from './openai-compatible.js'
 import type { ServerKind } from './profile.js'
 import { contextWindowIn, recognizeRefusal } from './refusals.js'
 import { parseTextCalls } from './text-calls.js'
 import { describeToolsAsText } from './text-tools.js'
-import type { EndpointConfig, ModelError, ModelInfo, ToolSpec } from './types.js'
+import type { EndpointConfig, ModelError, ModelInfo, ModelRequest, ToolSpec } from './types.js'
 
 export type { ProbeReport }
 
@@ -294,7 +296,7 @@ async function probeContext(
 }
 
 /** About `tokens` tokens: the word first, plain filler, the question last. */
-export function longPrompt(word: string, tokens: number): string {
+function longPrompt(word: string, tokens: number): string {
   const head = `Remember this code word: ${word}. You will be asked for it at the end.\n\n`
   const question =
     '\n\nWhat was the code word given at the very start? Reply with the code word only.'
@@ -307,6 +309,85 @@ export function longPrompt(word: string, tokens: number): string {
 
 // ---- The two wires -------------------------------------------------------------------------
 
+/** The request as Bridle would build it: the same mapping the adapters use. */
+function requestOf(
+  opts: ProbeOptions,
+  shape: RequestShape,
+  api: 'openai' | 'ollama',
+): ModelRequest {
+  return {
+    model: opts.model,
+    messages: shape.messages.map((m, seq) =>
+      m.role === 'system'
+        ? { role: 'system', content: m.content, seq }
+        : { role: 'user', content: m.content, seq, kind: 'input' },
+    ),
+    tools: shape.tools ?? [],
+    params: { maxTokens: shape.maxTokens },
+    wire: {
+      api,
+      toolCalls: shape.stream ? 'native' : 'native-nonstream',
+      streamUsage: shape.streamUsage,
+      replayReasoning: false,
+      ...(opts.numCtx === undefined ? {} : { numCtx: opts.numCtx }),
+    },
+  }
+}
+
+/** What chunks in the OpenAI shape show: calls, text, which reasoning field, prompt tokens. */
+class ChunkObserver {
+  private readonly calls = new Map<number, { name: string; args: string }>()
+  private content = ''
+  private reasoningField: 'reasoning_content' | 'reasoning' | undefined
+  private promptTokens: number | undefined
+
+  take(chunk: unknown): void {
+    if (!isRecord(chunk)) return
+    const usage = chunk['usage']
+    if (isRecord(usage) && typeof usage['prompt_tokens'] === 'number') {
+      this.promptTokens = usage['prompt_tokens']
+    }
+    const choice: unknown = Array.isArray(chunk['choices']) ? chunk['choices'][0] : undefined
+    const delta = isRecord(choice) ? (choice['delta'] ?? choice['message']) : undefined
+    if (!isRecord(delta)) return
+    if (typeof delta['content'] === 'string') this.content += delta['content']
+    for (const field of ['reasoning_content', 'reasoning'] as const) {
+      const value = delta[field]
+      if (typeof value === 'string' && value !== '') this.reasoningField ??= field
+    }
+    const toolCalls = delta['tool_calls']
+    if (!Array.isArray(toolCalls)) return
+    toolCalls.forEach((call: unknown, i) => {
+      if (!isRecord(call)) return
+      const index = typeof call['index'] === 'number' ? call['index'] : i + this.calls.size
+      const fn = isRecord(call['function']) ? call['function'] : {}
+      const entry = this.calls.get(index) ?? { name: '', args: '' }
+      if (typeof fn['name'] === 'string') entry.name ||= fn['name']
+      const args = fn['arguments']
+      if (typeof args === 'string') entry.args += args
+      else if (isRecord(args)) entry.args += JSON.stringify(args)
+      this.calls.set(index, entry)
+    })
+  }
+
+  /** `thinking`: Ollama's field, which its lines carry as `reasoning` once made chunks. */
+  observation(api: 'openai' | 'ollama', error?: ModelError): Observation {
+    const field =
+      this.reasoningField === undefined
+        ? undefined
+        : api === 'ollama'
+          ? ('thinking' as const)
+          : this.reasoningField
+    return {
+      ...(error === undefined ? {} : { error }),
+      calls: error ? [] : [...this.calls.values()].filter((call) => call.name !== ''),
+      content: this.content,
+      ...(field === undefined ? {} : { reasoningField: field }),
+      ...(this.promptTokens === undefined ? {} : { promptTokens: this.promptTokens }),
+    }
+  }
+}
+
 function openAiWire(opts: ProbeOptions): Wire {
   const endpoint = opts.endpoint
   const client = openAiClient(endpoint, {
@@ -315,87 +396,19 @@ function openAiWire(opts: ProbeOptions): Wire {
   })
   return {
     async send(shape) {
-      const calls = new Map<number, { name: string; args: string }>()
-      let content = ''
-      let reasoningField: Observation['reasoningField']
-      let promptTokens: number | undefined
-      const take = (message: unknown, isDelta: boolean) => {
-        if (!isRecord(message)) return
-        if (typeof message['content'] === 'string') content += message['content']
-        for (const field of ['reasoning_content', 'reasoning'] as const) {
-          const value = message[field]
-          if (typeof value === 'string' && value !== '') reasoningField ??= field
-        }
-        const toolCalls = message['tool_calls']
-        if (!Array.isArray(toolCalls)) return
-        toolCalls.forEach((call: unknown, i) => {
-          if (!isRecord(call)) return
-          const index =
-            isDelta && typeof call['index'] === 'number' ? call['index'] : i + calls.size
-          const fn = isRecord(call['function']) ? call['function'] : {}
-          const entry = calls.get(index) ?? { name: '', args: '' }
-          if (typeof fn['name'] === 'string') entry.name ||= fn['name']
-          if (typeof fn['arguments'] === 'string') entry.args += fn['arguments']
-          calls.set(index, entry)
-        })
-      }
-      const params = {
-        model: opts.model,
-        messages: shape.messages.map((m) => ({ ...m })),
-        ...(shape.tools === undefined
-          ? {}
-          : {
-              tools: shape.tools.map((tool) => ({
-                type: 'function' as const,
-                function: { ...tool, parameters: { ...tool.parameters } },
-              })),
-            }),
-        max_tokens: shape.maxTokens,
-      }
+      const observer = new ChunkObserver()
+      const params = toChatCompletionParams(requestOf(opts, shape, 'openai'))
       try {
-        if (shape.stream) {
-          const stream = await client.chat.completions.create(
-            {
-              ...params,
-              stream: true,
-              ...(shape.streamUsage ? { stream_options: { include_usage: true } } : {}),
-            },
-            { signal: signalOf(opts) },
-          )
-          for await (const chunk of stream as AsyncIterable<unknown>) {
-            if (!isRecord(chunk)) continue
-            if (isRecord(chunk['usage']) && typeof chunk['usage']['prompt_tokens'] === 'number') {
-              promptTokens = chunk['usage']['prompt_tokens']
-            }
-            const choice: unknown = Array.isArray(chunk['choices'])
-              ? chunk['choices'][0]
-              : undefined
-            if (isRecord(choice)) take(choice['delta'], true)
-          }
+        if (params.stream) {
+          const stream = await client.chat.completions.create(params, { signal: signalOf(opts) })
+          for await (const chunk of stream as AsyncIterable<unknown>) observer.take(chunk)
         } else {
-          const completion: unknown = await client.chat.completions.create(
-            { ...params, stream: false },
-            { signal: signalOf(opts) },
-          )
-          if (isRecord(completion)) {
-            const usage = completion['usage']
-            if (isRecord(usage) && typeof usage['prompt_tokens'] === 'number')
-              promptTokens = usage['prompt_tokens']
-            const choice: unknown = Array.isArray(completion['choices'])
-              ? completion['choices'][0]
-              : undefined
-            if (isRecord(choice)) take(choice['message'], false)
-          }
+          observer.take(await client.chat.completions.create(params, { signal: signalOf(opts) }))
         }
       } catch (error) {
-        return { error: classifyError(error, endpoint), calls: [], content }
+        return observer.observation('openai', classifyError(error, endpoint))
       }
-      return {
-        calls: [...calls.values()].filter((call) => call.name !== ''),
-        content,
-        ...(reasoningField === undefined ? {} : { reasoningField }),
-        ...(promptTokens === undefined ? {} : { promptTokens }),
-      }
+      return observer.observation('openai')
     },
   }
 }
@@ -413,26 +426,8 @@ function ollamaWire(opts: ProbeOptions): Wire {
   }
   return {
     async send(shape) {
-      const calls: { name: string; args: string }[] = []
-      let content = ''
-      const seen = { thinking: false }
-      let promptTokens: number | undefined
-      const take = (line: unknown) => {
-        if (!isRecord(line)) return
-        if (typeof line['error'] === 'string') throw new OllamaProbeError(line['error'])
-        const message = isRecord(line['message']) ? line['message'] : {}
-        if (typeof message['content'] === 'string') content += message['content']
-        if (typeof message['thinking'] === 'string' && message['thinking'] !== '')
-          seen.thinking = true
-        if (Array.isArray(message['tool_calls'])) {
-          for (const call of message['tool_calls']) {
-            const fn = isRecord(call) && isRecord(call['function']) ? call['function'] : {}
-            if (typeof fn['name'] === 'string')
-              calls.push({ name: fn['name'], args: JSON.stringify(fn['arguments'] ?? {}) })
-          }
-        }
-        if (typeof line['prompt_eval_count'] === 'number') promptTokens = line['prompt_eval_count']
-      }
+      const observer = new ChunkObserver()
+      const index = { value: 0 }
       try {
         const response = await send(`${ollamaRoot(endpoint.baseUrl)}/api/chat`, {
           method: 'POST',
@@ -443,53 +438,27 @@ function ollamaWire(opts: ProbeOptions): Wire {
               ? {}
               : { authorization: `Bearer ${endpoint.apiKey}` }),
           },
-          body: JSON.stringify({
-            model: opts.model,
-            messages: shape.messages,
-            ...(shape.tools === undefined
-              ? {}
-              : { tools: shape.tools.map((tool) => ({ type: 'function', function: tool })) }),
-            stream: shape.stream,
-            options: {
-              num_predict: shape.maxTokens,
-              ...(opts.numCtx === undefined ? {} : { num_ctx: opts.numCtx }),
-            },
-          }),
+          body: JSON.stringify(toOllamaChatBody(requestOf(opts, shape, 'ollama'))),
           signal: signalOf(opts),
         })
         if (!response.ok) {
-          return {
-            error: errorFromStatus(
-              response.status,
-              extractServerMessage(await response.text()),
-              context,
-            ),
-            calls: [],
-            content: '',
-          }
+          const said = extractServerMessage(await response.text())
+          return observer.observation('ollama', errorFromStatus(response.status, said, context))
         }
-        const text = await response.text()
-        for (const line of text.split('\n')) {
-          if (line.trim() === '') continue
-          take(JSON.parse(line) as unknown)
+        for (const line of (await response.text()).split('\n')) {
+          if (line.trim() !== '') observer.take(ollamaLineToChunk(JSON.parse(line), index))
         }
       } catch (error) {
-        if (error instanceof OllamaProbeError) {
-          return { error: errorFromStatus(500, error.message, context), calls, content }
-        }
-        return { error: classifyError(error, context), calls, content }
+        const failure =
+          error instanceof OllamaStreamError
+            ? errorFromStatus(500, error.serverMessage, context)
+            : classifyError(error, context)
+        return observer.observation('ollama', failure)
       }
-      return {
-        calls,
-        content,
-        ...(seen.thinking ? { reasoningField: 'thinking' as const } : {}),
-        ...(promptTokens === undefined ? {} : { promptTokens }),
-      }
+      return observer.observation('ollama')
     },
   }
 }
-
-class OllamaProbeError extends Error {}
 
 function signalOf(opts: ProbeOptions): AbortSignal {
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)

@@ -398,7 +398,7 @@ function isJsonObjectText(value: unknown): boolean {
 }
 
 /** Whether JSON text opens like a call: `{` (or `[{`) then one of the keys calls use first. */
-export function opensWithCallKey(text: string): boolean {
+function opensWithCallKey(text: string): boolean {
   return checkCallOpening(text, 0) === 'yes'
 }
 
