@@ -19,6 +19,62 @@ export interface ToolContext {
    * before it does, so the workspace can snapshot the old content for the turn's diff.
    */
   readonly beforeWrite: (absolutePath: string) => void
+  /**
+   * What the agent last saw of each file in this session (content hashes), so `write` and `edit`
+   * can refuse to overwrite a change the user made since (STALE_FILE). Absent: no check.
+   */
+  readonly files?: FileLedger
+  /** How this call came to be allowed, and what it may do beyond the defaults. */
+  readonly grant?: CallGrant
+  /** A command tool calls this once its process is started, so the log can name the process. */
+  readonly onProcess?: (process: ProcessRecord) => void
+}
+
+/**
+ * The content hash (sha256, hex) of each file as the agent last read or wrote it, by absolute
+ * path. `null` records that the agent saw the file absent (or deleted it).
+ */
+export interface FileLedger {
+  seen(absolutePath: string): string | null | undefined
+  saw(absolutePath: string, sha256: string | null): void
+}
+
+export interface CallGrant {
+  /** Who allowed it: the approval mode, a standing rule, or the user for this call. */
+  readonly by: 'mode' | 'rule' | 'user'
+  /** The call may use the network (a sandboxed command has none otherwise). */
+  readonly network: boolean
+  /**
+   * The user approved this very call although it touches protected paths (`.git/config`,
+   * hooks): a sandbox then leaves them writable for it.
+   */
+  readonly protectedPaths: boolean
+}
+
+/** A started command: enough to find it again after a crash and to tell it from a reused pid. */
+export interface ProcessRecord {
+  readonly pid: number
+  /** The process group the command leads (equal to pid for a detached spawn). */
+  readonly pgid: number
+  /** The process's start time in clock ticks since boot (`/proc/<pid>/stat` field 22), if known. */
+  readonly startTicks?: number
+  readonly sandboxed: boolean
+}
+
+/**
+ * How careful to be with one call, from what the call would do (not who asks): `normal` follows
+ * the approval mode; `confirm` needs this call's own approval in every mode (no standing grant,
+ * refused in full-auto); `refuse` never runs.
+ */
+export interface CallAssessment {
+  readonly level: 'normal' | 'confirm' | 'refuse'
+  /** In words a person understands: why it is not normal. Empty when normal. */
+  readonly reasons: readonly string[]
+  /**
+   * Whether a standing "always allow" may ever cover calls like this one (default true for
+   * `normal`, always false otherwise): a recursive delete runs in full-auto, yet no grant covers it.
+   */
+  readonly grantable?: boolean
 }
 
 export interface ToolOutput {
@@ -57,6 +113,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * compound shell command), so it is asked every time.
    */
   approvalKey?(args: z.output<S>): string | undefined
+  /** What this call would do that needs more care than its kind says (see CallAssessment). */
+  assess?(
+    args: z.output<S>,
+    ctx: { readonly projectDir: string },
+  ): CallAssessment | Promise<CallAssessment>
   /** Throws a ToolError for failures the model should see with a code; anything else is TOOL_FAILED. */
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput>
 }
