@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
 import { resolveInsideProject } from '../../workspace/paths.js'
+import { assertUnchanged, fileVersion, readStable, sha256Of, staleFile } from '../file-ledger.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
 import {
+  assessFileChange,
   countLines,
   looksBinary,
   pathApprovalKey,
@@ -45,7 +47,12 @@ interface Matches {
   readonly starts: number[]
 }
 
-/** Exact string replacement in one file, atomically, after the workspace has saved the old content. */
+/**
+ * Exact string replacement in one file, atomically, after the workspace has saved the old content.
+ * With a ledger, a file the agent saw must be unchanged since, and the file must still be what
+ * was read when it is replaced (checked right before the rename). A file never read may be edited:
+ * its oldText has to match what is on disk anyway.
+ */
 export function editTool(): Tool {
   return defineTool({
     name: 'edit',
@@ -60,6 +67,7 @@ export function editTool(): Tool {
     kind: 'edit',
     describe: ({ path, replaceAll }) => `edit ${path}${replaceAll ? ' (every occurrence)' : ''}`,
     approvalKey: ({ path }) => pathApprovalKey(path),
+    assess: ({ path }, { projectDir }) => assessFileChange(projectDir, path),
     async run({ path, oldText, newText, replaceAll = false }, ctx) {
       ctx.signal.throwIfAborted()
       const file = resolveInsideProject(ctx.projectDir, path)
@@ -77,7 +85,12 @@ export function editTool(): Tool {
           `${shown} is ${info.size} bytes; edit works on files up to ${MAX_EDIT_BYTES / 1024 / 1024} MB.`,
         )
       }
-      const bytes = await readFile(file, { signal: ctx.signal })
+      const { files } = ctx
+      const read = await readStable(file, () => readFile(file, { signal: ctx.signal }))
+      const bytes = read.value
+      const readHash = sha256Of(bytes)
+      // Before matching: on a changed file, "read it again" helps more than "oldText not found".
+      if (files) assertUnchanged(files.seen(file), readHash, shown, 'edit')
       if (looksBinary(bytes.subarray(0, SNIFF_BYTES))) {
         throw new ToolError(
           'BINARY_FILE',
@@ -114,11 +127,20 @@ export function editTool(): Tool {
       ctx.signal.throwIfAborted()
       // Intent before effect: the workspace snapshots the old content before the file changes.
       ctx.beforeWrite(file)
-      await writeFileAtomic(file, updated, info.mode & 0o7777)
+      // The file must still be the one read: a change landing after this `stat` is the race left.
+      const recheck =
+        files &&
+        (async () => {
+          const now = await fileVersion(file, ctx.signal, { sha256: readHash, stamp: read.stamp })
+          if (now.sha256 !== readHash) throw staleFile(shown)
+        })
+      await writeFileAtomic(file, updated, info.mode & 0o7777, recheck)
+      const sha256 = sha256Of(updated)
+      files?.saw(file, sha256)
       const count = starts.length
       return {
         output: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${shown}.\n\n${snippet(updated, newStarts, replacement.length)}`,
-        metadata: { path: shown, replacements: count },
+        metadata: { path: shown, replacements: count, sha256 },
       }
     },
   })

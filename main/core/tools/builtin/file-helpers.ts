@@ -1,6 +1,7 @@
 /**
  * What the built-in file tools share: how a path is shown to the model, how a file is checked
- * before it is read or changed, and how it is replaced atomically.
+ * before it is read or changed, how a change to a protected path is assessed, and how a file is
+ * replaced atomically.
  */
 import { randomBytes } from 'node:crypto'
 import { realpathSync } from 'node:fs'
@@ -8,7 +9,9 @@ import type { Stats } from 'node:fs'
 import { chmod, lstat, open, readlink, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { PathError, resolveInsideProject } from '../../workspace/paths.js'
+import { protectedPathReason } from '../protected-paths.js'
 import { ToolError } from '../types.js'
+import type { CallAssessment } from '../types.js'
 
 /** How many bytes are searched for a NUL to call a file binary (as git and grep do). */
 export const SNIFF_BYTES = 8 * 1024
@@ -36,6 +39,38 @@ export function pathApprovalKey(path: string): string | undefined {
   const key = normalize(path).split(sep).join('/')
   if (key === '..' || key.startsWith('../')) return undefined
   return key
+}
+
+const NORMAL: CallAssessment = { level: 'normal', reasons: [] }
+
+/**
+ * `assess` for a tool that changes the file at `path`: a protected target (a git hook, CI, `.env`,
+ * see protected-paths.ts) needs this call's own approval, and no standing rule may cover it. The
+ * target is resolved as a write would resolve it, so a link leading into `.git` is named as such.
+ * Never throws: a path outside the project is `normal` here and refused when the call runs.
+ */
+export async function assessFileChange(projectDir: string, path: string): Promise<CallAssessment> {
+  let target: string
+  try {
+    target = await resolveWriteTarget(projectDir, path)
+  } catch {
+    // Outside the project or unresolvable: run refuses it; the text alone is still judged.
+    target = resolve(projectDir, path)
+  }
+  const reason =
+    protectedPathReason(projectDir, target) ??
+    protectedPathReason(projectDir, resolve(projectDir, path))
+  if (reason === undefined) return NORMAL
+  const lexical = relative(resolve(projectDir), resolve(projectDir, path))
+  const given = pathApprovalKey(lexical) ?? path
+  let shown = given
+  try {
+    shown = projectRelative(projectDir, target)
+  } catch {
+    // The project folder vanished: name the path as given.
+  }
+  const name = shown === given ? given : `${given} (which leads to ${shown})`
+  return { level: 'confirm', reasons: [`${name} is ${reason}`], grantable: false }
 }
 
 /** `stat`, with a missing path (or a file used as a folder on the way) as `undefined`. */
@@ -130,13 +165,16 @@ async function firstDanglingLink(root: string, target: string): Promise<string |
 /**
  * Replaces `absolutePath` with `data` so a reader sees the old file or the new one, never half of
  * either: a temp file in the same folder (same file system, so rename is atomic) is written,
- * synced, given `mode` when set, then renamed over the target. The temp file is removed on failure.
+ * synced, given `mode` when set, then renamed over the target. `beforeRename` runs last, right
+ * before the rename, and a throw from it cancels the write (the stale-file check). The temp file
+ * is removed on failure.
  * Known limits: a hard link to the old file keeps the old content; owner and group are not kept.
  */
 export async function writeFileAtomic(
   absolutePath: string,
   data: string,
   mode?: number,
+  beforeRename?: () => Promise<void>,
 ): Promise<void> {
   const temp = join(
     dirname(absolutePath),
@@ -153,6 +191,7 @@ export async function writeFileAtomic(
     }
     // `open` applies the umask; an existing file keeps its exact mode.
     if (mode !== undefined) await chmod(temp, mode)
+    await beforeRename?.()
     await rename(temp, absolutePath)
     isWritten = true
   } finally {

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto'
+import type { Hash } from 'node:crypto'
 import { open } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { z } from 'zod'
 import { resolveInsideProject } from '../../workspace/paths.js'
+import { readStable } from '../file-ledger.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
 import { looksBinary, projectRelative, SNIFF_BYTES, statRegularFile } from './file-helpers.js'
@@ -14,6 +17,8 @@ const MAX_LINE_KEEP_BYTES = MAX_LINE_CHARS * 4
 /** One read stays under the pipeline's output cap, so the "read again" hint is always right. */
 const MAX_OUTPUT_BYTES = 48 * 1024
 const CHUNK_BYTES = 64 * 1024
+/** Past the scan, the rest of the file is only hashed, in bigger chunks. */
+const HASH_CHUNK_BYTES = 1024 * 1024
 /** Past the shown lines, lines are only counted for the hint, and only this far into a huge file. */
 const MAX_COUNT_BYTES = 32 * 1024 * 1024
 
@@ -43,9 +48,15 @@ interface Scan {
   readonly linesSeen: number
   /** The window ended early because the output grew past MAX_OUTPUT_BYTES. */
   readonly isCutByBytes: boolean
+  /** How many bytes from the start the scan read (and hashed). */
+  readonly position: number
 }
 
-/** Reads a text file with numbered lines, streaming only as far as the window and the count need. */
+/**
+ * Reads a text file with numbered lines, streaming only as far as the window and the count need
+ * for what it shows. The whole file is hashed (streamed, however big) for the file ledger, even
+ * for a line range: the agent saw that version of the file, and writes are checked against it.
+ */
 export function readTool(): Tool {
   return defineTool({
     name: 'read',
@@ -64,28 +75,23 @@ export function readTool(): Tool {
       const file = resolveInsideProject(ctx.projectDir, path)
       const shown = projectRelative(ctx.projectDir, file)
       const info = await statRegularFile(file, shown)
-      const handle = await open(file, 'r')
-      let scan: Scan
-      try {
-        const head = Buffer.alloc(Math.min(SNIFF_BYTES, info.size))
-        const { bytesRead } = await handle.read(head, 0, head.length, 0)
-        if (looksBinary(head.subarray(0, bytesRead))) {
-          throw new ToolError(
-            'BINARY_FILE',
-            `${shown} is a binary file (${info.size} bytes); read shows text files only.`,
-          )
-        }
-        scan = await scanLines(handle, offset, limit, ctx.signal)
-      } finally {
-        await handle.close()
-      }
+      const { value, stamp } = await readStable(file, () =>
+        scanFile(file, info.size, shown, offset, limit, ctx.signal),
+      )
+      const { scan, sha256 } = value
+      // A file that changed on every attempt (a growing log) has no one version the agent saw.
+      const seen: Record<string, string> = stamp === undefined ? {} : { sha256 }
       const { totalLines, linesSeen } = scan
-      if (totalLines === 0) return { output: `(${shown} is empty)`, metadata: { totalLines } }
-      if (scan.shown.length === 0) {
+      if (totalLines !== 0 && scan.shown.length === 0) {
         throw new ToolError(
           'OFFSET_PAST_END',
           `${shown} has ${totalLines ?? linesSeen} lines; offset ${offset} is past its end.`,
         )
+      }
+      // Only here, as only an ok result carries the hash into the log the ledger is rebuilt from.
+      if (stamp !== undefined) ctx.files?.saw(file, sha256)
+      if (totalLines === 0) {
+        return { output: `(${shown} is empty)`, metadata: { path: shown, totalLines, ...seen } }
       }
       const last = offset + scan.shown.length - 1
       const hasMore = totalLines === undefined || last < totalLines
@@ -101,6 +107,8 @@ export function readTool(): Tool {
       return {
         output,
         metadata: {
+          path: shown,
+          ...seen,
           firstLine: offset,
           lastLine: last,
           ...(totalLines === undefined ? {} : { totalLines }),
@@ -110,14 +118,51 @@ export function readTool(): Tool {
   })
 }
 
+/** Sniffs, scans and hashes the file through one handle: what it shows and its whole hash. */
+async function scanFile(
+  file: string,
+  size: number,
+  shown: string,
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+): Promise<{ scan: Scan; sha256: string }> {
+  const handle = await open(file, 'r')
+  try {
+    const head = Buffer.alloc(Math.min(SNIFF_BYTES, size))
+    const { bytesRead } = await handle.read(head, 0, head.length, 0)
+    if (looksBinary(head.subarray(0, bytesRead))) {
+      throw new ToolError(
+        'BINARY_FILE',
+        `${shown} is a binary file (${size} bytes); read shows text files only.`,
+      )
+    }
+    const hash = createHash('sha256')
+    const scan = await scanLines(handle, offset, limit, hash, signal)
+    const buffer = Buffer.alloc(HASH_CHUNK_BYTES)
+    for (let position = scan.position; ;) {
+      signal.throwIfAborted()
+      const { bytesRead: got } = await handle.read(buffer, 0, buffer.length, position)
+      if (got === 0) break
+      hash.update(buffer.subarray(0, got))
+      position += got
+    }
+    return { scan, sha256: hash.digest('hex') }
+  } finally {
+    await handle.close()
+  }
+}
+
 /**
  * One pass over the file: numbers and keeps the lines of the window (each cut to MAX_LINE_CHARS),
- * then only counts newlines up to MAX_COUNT_BYTES further. Stops with the signal.
+ * then only counts newlines up to MAX_COUNT_BYTES further, feeding every byte read to `hash` in
+ * order. Stops with the signal.
  */
 async function scanLines(
   handle: FileHandle,
   offset: number,
   limit: number,
+  hash: Hash,
   signal: AbortSignal,
 ): Promise<Scan> {
   const shown: string[] = []
@@ -157,6 +202,7 @@ async function scanLines(
     const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position)
     if (bytesRead === 0) break
     const chunk = buffer.subarray(0, bytesRead)
+    hash.update(chunk)
     position += bytesRead
     let start = 0
     while (start < bytesRead) {
@@ -177,12 +223,14 @@ async function scanLines(
     }
     isAtLineStart = chunk[bytesRead - 1] === 10
     if (!state.isCollecting && position - state.endByte > MAX_COUNT_BYTES) {
-      return { shown, totalLines: undefined, linesSeen: line, isCutByBytes: state.isCutByBytes }
+      const { isCutByBytes } = state
+      return { shown, totalLines: undefined, linesSeen: line, isCutByBytes, position }
     }
   }
   if (!isAtLineStart) finishLine()
   const totalLines = isAtLineStart ? line - 1 : line
-  return { shown, totalLines, linesSeen: totalLines, isCutByBytes: state.isCutByBytes }
+  const { isCutByBytes } = state
+  return { shown, totalLines, linesSeen: totalLines, isCutByBytes, position }
 }
 
 /** `number<TAB>text`, with a Windows line end dropped and an overlong line cut with a marker. */

@@ -1,9 +1,11 @@
 import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { z } from 'zod'
+import { assertUnchanged, fileVersion, sha256Of } from '../file-ledger.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
 import {
+  assessFileChange,
   countLines,
   isErrno,
   pathApprovalKey,
@@ -21,7 +23,12 @@ const WriteArgs = z.object({
   content: z.string().describe('The complete new content of the file (UTF-8 text)'),
 })
 
-/** Creates or overwrites a whole file, atomically, after the workspace has saved the old content. */
+/**
+ * Creates or overwrites a whole file, atomically, after the workspace has saved the old content.
+ * With a ledger, an existing file must have been read first and be unchanged since (checked
+ * again right before the rename); a file the user deleted after the agent read it is recreated,
+ * since nothing on disk can be lost, and the result says so.
+ */
 export function writeTool(): Tool {
   return defineTool({
     name: 'write',
@@ -36,6 +43,7 @@ export function writeTool(): Tool {
     kind: 'edit',
     describe: ({ path, content }) => `write ${path} (${countLines(content)} lines)`,
     approvalKey: ({ path }) => pathApprovalKey(path),
+    assess: ({ path }, { projectDir }) => assessFileChange(projectDir, path),
     async run({ path, content }, ctx) {
       ctx.signal.throwIfAborted()
       const file = await resolveWriteTarget(ctx.projectDir, path)
@@ -53,6 +61,11 @@ export function writeTool(): Tool {
           `${shown} is not a regular file (a device, socket or pipe); write replaces regular files only.`,
         )
       }
+      const { files } = ctx
+      const seen = files?.seen(file)
+      // Checked before any effect, so a refused write leaves no folder and no snapshot behind.
+      let version = files && (await fileVersion(file, ctx.signal))
+      if (version) assertUnchanged(seen, version.sha256, shown, 'write')
       // Intent before effect: the workspace snapshots the old content before anything changes.
       ctx.beforeWrite(file)
       try {
@@ -64,12 +77,23 @@ export function writeTool(): Tool {
           `Cannot create the folders for ${shown}: a file stands where a folder is needed on that path.`,
         )
       }
-      await writeFileAtomic(file, content, before ? before.mode & 0o7777 : undefined)
+      // Again right before the rename: a change landing after this `stat` is the race left over.
+      const recheck =
+        files &&
+        (async () => {
+          version = await fileVersion(file, ctx.signal, version)
+          assertUnchanged(files.seen(file), version.sha256, shown, 'write')
+        })
+      await writeFileAtomic(file, content, before ? before.mode & 0o7777 : undefined, recheck)
+      const sha256 = sha256Of(content)
+      files?.saw(file, sha256)
       const lines = countLines(content)
       const bytes = Buffer.byteLength(content)
+      const isRecreated = !before && typeof seen === 'string'
+      const note = isRecreated ? ' It had been deleted since you last read it.' : ''
       return {
-        output: `${before ? 'Overwrote' : 'Created'} ${shown}: wrote ${lines} line${lines === 1 ? '' : 's'} (${bytes} bytes).`,
-        metadata: { path: shown, lines, bytes, isCreated: !before },
+        output: `${before ? 'Overwrote' : 'Created'} ${shown}: wrote ${lines} line${lines === 1 ? '' : 's'} (${bytes} bytes).${note}`,
+        metadata: { path: shown, lines, bytes, isCreated: !before, sha256 },
       }
     },
   })
