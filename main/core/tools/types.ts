@@ -75,11 +75,26 @@ export interface CallAssessment {
    * `normal`, always false otherwise): a recursive delete runs in full-auto, yet no grant covers it.
    */
   readonly grantable?: boolean
+  /** The call asks for the network (a command that downloads); never covered by a grant. */
+  readonly network?: boolean
+}
+
+/**
+ * Standing grants for a tool whose calls a plain prefix cannot describe safely (bash: patterns
+ * on the parsed command). Called only after `assess`, which may prepare what they need.
+ */
+export interface ToolGrants<A = unknown> {
+  /** What "always allow" could keep for this call, most specific first; undefined: nothing. */
+  options(args: A, ctx: { readonly projectDir: string }): readonly string[] | undefined
+  /** Whether these kept grants together cover this call. */
+  covers(grants: readonly string[], args: A, ctx: { readonly projectDir: string }): boolean
 }
 
 export interface ToolOutput {
   /** What the model is shown (the pipeline caps it and spills the rest to a file). */
   readonly output: string
+  /** The exact bytes when the output is not text; kept in the spill file, never shown. */
+  readonly raw?: Uint8Array
   /** Facts for the UI and the log (e.g. `{ exitCode: 1, durationMs: 840 }` for bash). */
   readonly metadata?: Readonly<Record<string, JsonValue>>
   /**
@@ -113,6 +128,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * compound shell command), so it is asked every time.
    */
   approvalKey?(args: z.output<S>): string | undefined
+  /** Standing grants by pattern; without it a remembered rule is an `approvalKey` prefix. */
+  readonly grants?: ToolGrants<z.output<S>>
   /** What this call would do that needs more care than its kind says (see CallAssessment). */
   assess?(
     args: z.output<S>,

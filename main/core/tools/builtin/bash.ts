@@ -6,12 +6,13 @@
  */
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { StringDecoder } from 'node:string_decoder'
 import { setTimeout as delay } from 'node:timers/promises'
 import { z } from 'zod'
 import { resolveInsideProject } from '../../workspace/paths.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
+import { BoundedOutput } from './command-output.js'
+import type { CommandOutput } from './command-output.js'
 import { toolEnvironment } from './env.js'
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000
@@ -146,12 +147,11 @@ async function runCommand(p: RunParams) {
   }
 
   const output = new BoundedOutput(p.maxBufferedBytes)
-  const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')] as const
   child.stdout.on('data', (chunk: Buffer) => {
-    output.push(decoders[0].write(chunk))
+    output.push('stdout', chunk)
   })
   child.stderr.on('data', (chunk: Buffer) => {
-    output.push(decoders[1].write(chunk))
+    output.push('stderr', chunk)
   })
 
   let stop: (reason: 'timeout' | 'abort') => void = () => undefined
@@ -194,9 +194,7 @@ async function runCommand(p: RunParams) {
   }
   if (stopReason === 'abort') throw stoppedError()
 
-  output.push(decoders[0].end())
-  output.push(decoders[1].end())
-  const text = output.text()
+  const { text, raw } = output.finish()
   const notes: string[] = []
   if (killedBackground) {
     notes.push(
@@ -212,13 +210,14 @@ async function runCommand(p: RunParams) {
   const separator = text === '' || text.endsWith('\n') || notes.length === 0 ? '' : '\n'
   return {
     output: `${text}${separator}${notes.join('\n')}`,
+    ...(raw ? { raw } : {}),
     metadata: {
       exitCode: exit?.code ?? null,
       ...(exit?.signal ? { signal: exit.signal } : {}),
       ...(stopReason === 'timeout' ? { timedOut: true } : {}),
       ...(output.droppedBytes > 0 ? { droppedBytes: output.droppedBytes } : {}),
     },
-  }
+  } satisfies CommandOutput
 }
 
 const stoppedError = () => new ToolError('ABORTED', 'The command was stopped by the user.')
@@ -303,94 +302,6 @@ function isGroupRunning(pgid: number): boolean {
     if (group === String(pgid) && state !== 'Z' && state !== 'X') return true
   }
   return false
-}
-
-// --- output ------------------------------------------------------------------------------------
-
-/**
- * Text kept within a byte budget: the first half as it came, then a ring of the latest bytes;
- * what falls between is dropped and counted, so an endless producer cannot exhaust memory. While
- * running, the tail may exceed its half by one pipe read; `text()` trims it exactly.
- */
-class BoundedOutput {
-  private readonly head: string[] = []
-  private headBytes = 0
-  private isHeadFull = false
-  private tail: { text: string; bytes: number }[] = []
-  private tailStart = 0
-  private tailBytes = 0
-  droppedBytes = 0
-  private readonly headLimit: number
-  private readonly tailLimit: number
-
-  constructor(limit: number) {
-    this.headLimit = Math.ceil(limit / 2)
-    this.tailLimit = Math.floor(limit / 2)
-  }
-
-  push(text: string): void {
-    if (text === '') return
-    const bytes = Buffer.byteLength(text)
-    if (!this.isHeadFull) {
-      if (this.headBytes + bytes <= this.headLimit) {
-        this.head.push(text)
-        this.headBytes += bytes
-        return
-      }
-      const [fits, rest] = splitAtByte(text, this.headLimit - this.headBytes, 'before')
-      this.head.push(fits)
-      this.headBytes += Buffer.byteLength(fits)
-      this.isHeadFull = true
-      this.pushTail(rest)
-      return
-    }
-    this.pushTail(text, bytes)
-  }
-
-  private pushTail(text: string, bytes = Buffer.byteLength(text)): void {
-    this.tail.push({ text, bytes })
-    this.tailBytes += bytes
-    for (
-      let first = this.tail[this.tailStart];
-      first && this.tailBytes - first.bytes >= this.tailLimit;
-      first = this.tail[this.tailStart]
-    ) {
-      this.tailBytes -= first.bytes
-      this.droppedBytes += first.bytes
-      this.tailStart++
-    }
-    // Compact now and then, so dropping from the front stays cheap.
-    if (this.tailStart > 1024 && this.tailStart * 2 > this.tail.length) {
-      this.tail = this.tail.slice(this.tailStart)
-      this.tailStart = 0
-    }
-  }
-
-  text(): string {
-    const pieces = this.tail.slice(this.tailStart)
-    const excess = this.tailBytes - this.tailLimit
-    const first = pieces[0]
-    if (excess > 0 && first) {
-      const kept = splitAtByte(first.text, excess, 'after')[1]
-      this.droppedBytes += first.bytes - Buffer.byteLength(kept)
-      pieces[0] = { text: kept, bytes: Buffer.byteLength(kept) }
-    }
-    const head = this.head.join('')
-    const tail = pieces.map((piece) => piece.text).join('')
-    if (this.droppedBytes === 0) return head + tail
-    const marker = `[… ${this.droppedBytes} bytes of output dropped here to bound memory; the first ${this.headBytes} and the last ${Buffer.byteLength(tail)} bytes are kept …]\n`
-    return `${head}${head.endsWith('\n') ? '' : '\n'}${marker}${tail}`
-  }
-}
-
-/** Splits `text` near byte `at`, moving the cut `before` or `after` to keep characters whole. */
-function splitAtByte(text: string, at: number, side: 'before' | 'after'): [string, string] {
-  const bytes = Buffer.from(text)
-  let cut = Math.min(Math.max(at, 0), bytes.length)
-  const isContinuation = (i: number) => ((bytes[i] ?? 0) & 0xc0) === 0x80
-  if (side === 'before') while (cut > 0 && isContinuation(cut)) cut--
-  else while (cut < bytes.length && isContinuation(cut)) cut++
-  return [bytes.subarray(0, cut).toString('utf8'), bytes.subarray(cut).toString('utf8')]
 }
 
 // --- approval -----------------------------------------------------------------------------------

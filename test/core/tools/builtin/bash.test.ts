@@ -307,6 +307,18 @@ describe('bash through the pipeline', () => {
     expect(full).toBe('x'.repeat(5_000_000))
   })
 
+  it('shows binary output as a summary and keeps its exact bytes behind outputRef', async () => {
+    const harness = await start('head -c 200000 /dev/urandom', 'answer')
+    harness.agent.send({ requestId: 'r', text: 'go' })
+    await harness.agent.runUntilIdle()
+    const [result] = results(harness)
+    if (!result?.ok) throw new Error('expected an ok result')
+    expect(Buffer.byteLength(result.output)).toBeLessThan(1024)
+    expect(result.output).toContain('saved as')
+    expect(result.outputRef).toMatch(/c1\.bin$/)
+    expect(spill?.read(result.outputRef ?? '', 0, 32)).toMatch(/^00000000  [0-9a-f]{2} /)
+  })
+
   it('a cancel while bash runs records ABORTED and leaves no process of the group', async () => {
     const harness = await start('echo $$ > pid; sleep 30', 'none')
     let cancelledAt = 0
@@ -327,5 +339,36 @@ describe('bash through the pipeline', () => {
     expect(result?.ok === false && result.error.code).toBe('ABORTED')
     expect(pgid).toBeGreaterThan(0)
     expect(await groupGoneWithin(pgid)).toEqual([])
+  })
+})
+
+describe('toolEnvironment with secrets', () => {
+  const base = {
+    PATH: '/usr/bin',
+    HOME: '/home/someone',
+    LANG: 'C.UTF-8',
+    LC_NOTE: 'sk-live-0123456789', // an allowlisted name carrying a key
+    TMPDIR: '/tmp/sk-live-0123456789-cache', // the key inside a longer value
+  }
+
+  it('drops any allowlisted variable whose value contains a secret, and keeps the rest', () => {
+    expect(toolEnvironment(base, { secrets: ['sk-live-0123456789'] })).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/someone',
+      LANG: 'C.UTF-8',
+      TERM: 'dumb',
+      BRIDLE: '1',
+      GIT_PAGER: 'cat',
+      PAGER: 'cat',
+      NO_COLOR: '1',
+      GIT_TERMINAL_PROMPT: '0',
+    })
+  })
+
+  it('ignores secrets shorter than 8 characters, which would match innocent values', () => {
+    const env = toolEnvironment(base, { secrets: ['C.UTF-8', 'usr', ''] })
+    expect(env.LANG).toBe('C.UTF-8')
+    expect(env.PATH).toBe('/usr/bin')
+    expect(toolEnvironment(base, { secrets: [] })).toEqual(toolEnvironment(base))
   })
 })
