@@ -50,11 +50,17 @@ export const Endpoint = z
   })
   .strict()
 
-/** "Always allow `npm test`" (or never), for one project folder or, without `project`, for all. */
+/**
+ * "Always allow `npm test *`" (or never), for one project folder or, without `project`, for all.
+ * `pattern` (commands): the words a command is, and with a final `*` any arguments after them
+ * (never a recursive delete, a force push or a path outside the project). `prefix` (file tools):
+ * a path, or a folder ending in `/`; for bash, an older spelling of `pattern` "<prefix> *".
+ */
 export const ApprovalRuleConfig = z
   .object({
     tool: z.string().min(1),
     prefix: z.string().min(1).optional(),
+    pattern: z.string().min(1).optional(),
     effect: z.enum(['allow', 'deny']),
     project: z.string().min(1).optional(),
   })
@@ -105,6 +111,11 @@ export const Config = z
       })
       .strict()
       .default({ threshold: 0.8, keepUserTurns: 2, prune: { keepSteps: 4, minBytes: 4096 } }),
+    /**
+     * Commands in an OS sandbox (bubblewrap, Linux): `auto` when it works here, `required` to
+     * refuse commands without one, `off` to run them with the user's full rights.
+     */
+    sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),

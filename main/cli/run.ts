@@ -149,7 +149,8 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
 
 /** "Always allow" is kept in config.json for this project folder only. */
 function rememberRule(opts: RunOptions, projectDir: string, rule: ApprovalRule): void {
-  const shown = `${rule.tool}${rule.prefix ? ` "${rule.prefix}"` : ''}`
+  const what = rule.pattern ?? rule.prefix
+  const shown = `${rule.tool}${what ? ` "${what}"` : ''}`
   try {
     updateConfig(opts.dataDir, (raw) => ({
       ...raw,

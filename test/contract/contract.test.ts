@@ -54,6 +54,7 @@ const settingsView = {
     defaultEndpoint: 'local',
     approval: 'ask' as const,
     approvalRules: [],
+    sandbox: 'auto' as const,
     compaction: { threshold: 0.8, keepUserTurns: 2, prune: { keepSteps: 4, minBytes: 4096 } },
     limits: {},
     projects: {},

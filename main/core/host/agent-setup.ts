@@ -107,9 +107,12 @@ export function sessionModelRef(session: Session): { endpointId?: string; model?
 export function approvalRulesFor(config: Config, projectDir: string): ApprovalRule[] {
   return config.approvalRules
     .filter((rule) => rule.project === undefined || rule.project === projectDir)
-    .map(({ tool, prefix, effect }) =>
-      prefix === undefined ? { tool, effect } : { tool, prefix, effect },
-    )
+    .map(({ tool, prefix, pattern, effect }) => ({
+      tool,
+      ...(prefix === undefined ? {} : { prefix }),
+      ...(pattern === undefined ? {} : { pattern }),
+      effect,
+    }))
 }
 
 /**

@@ -60,6 +60,7 @@ export interface SettingsService {
   rememberApprovalRule(rule: {
     readonly tool: string
     readonly prefix?: string
+    readonly pattern?: string
     readonly effect: 'allow' | 'deny'
     readonly project: string
   }): void

@@ -229,6 +229,7 @@ function rememberApprovalRule(
   const entry = {
     tool: rule.tool,
     ...(rule.prefix === undefined ? {} : { prefix: rule.prefix }),
+    ...(rule.pattern === undefined ? {} : { pattern: rule.pattern }),
     effect: rule.effect,
     project: rule.project,
   }
@@ -238,6 +239,7 @@ function rememberApprovalRule(
       (known) =>
         known.tool === entry.tool &&
         known.prefix === entry.prefix &&
+        known.pattern === entry.pattern &&
         known.effect === entry.effect &&
         known.project === entry.project,
     )

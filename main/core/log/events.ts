@@ -71,6 +71,8 @@ export const TurnEndReason = z.enum([
   'interrupted-by-crash',
   /** The session was forked inside this turn; the child closes the turn at the fork point. */
   'interrupted-by-fork',
+  /** The harness was told to stop (SIGTERM, SIGHUP, the app quitting) while the turn ran. */
+  'interrupted',
 ])
 export type TurnEndReason = z.infer<typeof TurnEndReason>
 
@@ -288,13 +290,38 @@ export const eventData = {
     tool: z.string().min(1),
     description: z.string(),
     approvalKey: z.string().optional(),
+    /** Why this call needs more care than usual (a protected path, a destructive command). */
+    warnings: z.array(z.string()).optional(),
+    /** The standing grants "always allow" could keep for it; absent when none may. */
+    grantOptions: z.array(z.string()).optional(),
   }),
-  /** The answer; durable before the call is acted on (RELIABILITY 3.5.5). */
+  /**
+   * Every decision on a call, durable before the call is acted on (RELIABILITY 3.5.5), whoever
+   * made it: the user (after `approval/requested`), or automatically (`by`: the approval mode,
+   * a standing rule, what the call would do, a guard, or nobody being there to ask).
+   */
   'approval/decided': z.object({
     callId: CallId,
     decision: z.enum(['allow', 'deny', 'cancelled']),
     remember: z.boolean().optional(),
     reason: z.string().optional(),
+    /** Absent in logs written before automatic decisions were logged: the user. */
+    by: z.enum(['user', 'mode', 'rule', 'assessment', 'guard', 'no-channel']).optional(),
+    /** The approval mode in force, or the rule that decided (`bash: npm test *`). */
+    detail: z.string().optional(),
+    /** The standing grant the user chose with "always allow" (`npm test *`). */
+    grant: z.string().optional(),
+  }),
+  /**
+   * A command's process started: enough to find it again after a crash and to tell it from a
+   * process that later reused its number (`startTicks`, the kernel's start time).
+   */
+  'process/started': z.object({
+    callId: CallId,
+    pid: z.number().int().positive(),
+    pgid: z.number().int().positive(),
+    startTicks: z.number().int().nonnegative().optional(),
+    sandboxed: z.boolean(),
   }),
   'compaction/checkpoint': z.object({
     fromSeq: z.number().int().nonnegative(),

@@ -4,9 +4,20 @@ import type { EventDataInput, EventType, LogEvent } from './events.js'
 
 type CallStatus = 'proposed' | 'called' | 'done'
 
+/** What `process/started` recorded of a call's command. */
+export type CallProcess = EventDataInput<'process/started'>
+
 interface CallState {
   readonly name: string
   status: CallStatus
+  process?: CallProcess
+}
+
+export interface PendingCall {
+  readonly callId: string
+  readonly name: string
+  readonly isStarted: boolean
+  readonly process?: CallProcess
 }
 
 interface StreamBlock {
@@ -44,6 +55,7 @@ const STEP_SCOPED = new Set<EventType>([
   'tool/result',
   'approval/requested',
   'approval/decided',
+  'process/started',
   'deliverable/present',
 ])
 
@@ -86,10 +98,15 @@ export class Lifecycle {
     return this.state.lastTurn
   }
   /** Calls of the open step not yet answered, in the model's order, with their status. */
-  pendingCalls(): { callId: string; name: string; isStarted: boolean }[] {
+  pendingCalls(): PendingCall[] {
     return [...this.state.calls]
       .filter(([, call]) => call.status !== 'done')
-      .map(([callId, call]) => ({ callId, name: call.name, isStarted: call.status === 'called' }))
+      .map(([callId, call]) => ({
+        callId,
+        name: call.name,
+        isStarted: call.status === 'called',
+        ...(call.process ? { process: call.process } : {}),
+      }))
   }
 
   /** The tool name of a call proposed in the open step. */
@@ -181,6 +198,12 @@ export class Lifecycle {
           )
         break
       }
+      case 'process/started': {
+        const { callId } = data as EventDataInput<'process/started'>
+        if (s.calls.get(callId)?.status !== 'called')
+          throw pairing(`process/started ${callId} is not a running call of this step`)
+        break
+      }
       case 'session/created':
       case 'session/title':
       case 'inbox/queued':
@@ -256,6 +279,11 @@ export class Lifecycle {
         if (call) call.status = 'done'
         break
       }
+      case 'process/started': {
+        const call = s.calls.get(event.data.callId)
+        if (call) call.process = { ...event.data }
+        break
+      }
       default:
         break
     }
@@ -279,7 +307,7 @@ export class Lifecycle {
    * What closes everything open, in order: the streamed text as an interrupted message, a
    * result for each unanswered call (not started, or outcome unknown), then the step and turn.
    */
-  closes(cause: 'crash' | 'fork'): SyntheticEvent[] {
+  closes(cause: 'crash' | 'fork', processNotes?: ReadonlyMap<string, string>): SyntheticEvent[] {
     const s = this.state
     const out: SyntheticEvent[] = []
     const reason = cause === 'crash' ? 'interrupted-by-crash' : 'interrupted-by-fork'
@@ -308,10 +336,11 @@ export class Lifecycle {
                   code: TOOL_OUTCOME_UNKNOWN,
                   message:
                     `${call.name} was started but ${stopped} before its result was recorded, so its outcome is unknown. ` +
+                    (processNotes?.has(call.callId) ? `${processNotes.get(call.callId)} ` : '') +
                     'Check the current state (read the files, look at git diff, list processes) before repeating anything with side effects.',
                 },
               },
-              what: `${call.callId} (${call.name}) started without a result: TOOL_OUTCOME_UNKNOWN`,
+              what: `${call.callId} (${call.name}) started without a result: TOOL_OUTCOME_UNKNOWN${processNotes?.has(call.callId) ? `; ${processNotes.get(call.callId)}` : ''}`,
             }
           : {
               type: 'tool/result',

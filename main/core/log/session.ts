@@ -6,6 +6,7 @@ import { LogError } from './errors.js'
 import { countsAsMessage } from './events.js'
 import type { EventDataInput, EventType, LogEvent, LogEventOf, SessionId } from './events.js'
 import { Lifecycle } from './lifecycle.js'
+import type { CallProcess } from './lifecycle.js'
 import { MessageCache, systemMessageOf } from './messages.js'
 import type { Message } from './messages.js'
 import { eventToRow, rowToEvent } from './rows.js'
@@ -34,6 +35,11 @@ export interface CreateSessionOptions extends SessionOptions {
 export interface OpenSessionOptions extends SessionOptions {
   /** `write` takes the writer lock and repairs what a crash left open; `read` does neither. */
   readonly mode?: 'write' | 'read'
+  /**
+   * Crash repair calls this for each command the crash left with a recorded process: it ends the
+   * process if it still runs (and is still the same one) and says in one sentence what it found.
+   */
+  readonly endLeftoverProcess?: (process: CallProcess) => string
 }
 
 interface Batch {
@@ -128,7 +134,7 @@ export class Session {
     try {
       const session = new Session(id as SessionId, store, mode, release, opts)
       session.load(row)
-      if (mode === 'write') session.repair()
+      if (mode === 'write') session.repair(opts.endLeftoverProcess)
       return session
     } catch (error) {
       release?.()
@@ -316,8 +322,17 @@ export class Session {
     }
   }
 
-  private repair(): void {
-    const closes = this.lifecycle.closes('crash')
+  private repair(endLeftoverProcess?: (process: CallProcess) => string): void {
+    const notes = new Map<string, string>()
+    for (const call of this.lifecycle.pendingCalls()) {
+      if (call.process === undefined) continue
+      notes.set(
+        call.callId,
+        endLeftoverProcess?.(call.process) ??
+          `Its command (process ${call.process.pid}) may still be running.`,
+      )
+    }
+    const closes = this.lifecycle.closes('crash', notes)
     if (closes.length === 0) return
     const items = closes.map((close) => ({
       seq: this.append(close.type, close.data).seq,

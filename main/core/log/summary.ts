@@ -19,6 +19,12 @@ function wireSummary(wire: WireSettings | undefined): string {
   return notes.length === 0 ? '' : `; ${notes.join(', ')}`
 }
 
+/** "by full-auto", "by rule bash: npm test *": who decided, when it was not the user. */
+function decider(data: { by?: string; detail?: string }): string {
+  if (data.by === undefined || data.by === 'user') return ''
+  return ` by ${data.by}${data.detail ? ` (${clip(data.detail, 40)})` : ''}`
+}
+
 /** One line that says what an event is about, for timelines (CLI `events`, the inspector). */
 export function summarizeEvent(event: LogEvent): string {
   switch (event.type) {
@@ -67,7 +73,9 @@ export function summarizeEvent(event: LogEvent): string {
     case 'approval/requested':
       return `${event.data.callId} ${event.data.tool}: ${clip(event.data.description, 60)}`
     case 'approval/decided':
-      return `${event.data.callId} ${event.data.decision}${event.data.remember ? ' (remembered)' : ''}${event.data.reason ? `: ${clip(event.data.reason, 50)}` : ''}`
+      return `${event.data.callId} ${event.data.decision}${decider(event.data)}${event.data.remember ? ` (remembered${event.data.grant ? ` "${event.data.grant}"` : ''})` : ''}${event.data.reason ? `: ${clip(event.data.reason, 50)}` : ''}`
+    case 'process/started':
+      return `${event.data.callId} pid ${event.data.pid}${event.data.sandboxed ? ', sandboxed' : ', not sandboxed'}`
     case 'compaction/checkpoint':
       return `replaces ${event.data.fromSeq}..${event.data.toSeq}, ${event.data.tokensBefore} -> ${event.data.tokensAfter} tokens`
     case 'compaction/pruned':

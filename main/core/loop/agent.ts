@@ -141,7 +141,7 @@ export interface StreamDelta {
   readonly delta: ChunkDelta
 }
 
-type StopReason = 'cancelled' | 'max-time'
+type StopReason = 'cancelled' | 'max-time' | 'interrupted'
 
 /**
  * The agent driver (DESIGN.md 4): turns user input into turns and steps. Everything it does is
@@ -196,6 +196,14 @@ export class Agent {
   /** Stops the running turn: the stream is archived as interrupted, running tools are aborted. */
   cancel(): void {
     this.stop('cancelled')
+  }
+
+  /**
+   * Stops the running turn because the harness itself is stopping (SIGTERM, SIGHUP, quitting):
+   * as cancel, and the turn ends as `interrupted`.
+   */
+  interrupt(): void {
+    this.stop('interrupted')
   }
 
   /** Runs turns while woken input is queued; resolves with their outcomes. Concurrent calls share one run. */
@@ -360,6 +368,14 @@ export class Agent {
         ? {}
         : { textCalls: { format: assembler.textCallFormat } }),
     })
+    if (assembler.renamedCalls.length > 0) {
+      const renames = assembler.renamedCalls.map(({ from, to }) => `${from} -> ${to}`)
+      session.append('notice', {
+        level: 'info',
+        code: 'DUPLICATE_CALL_ID',
+        message: `The model gave more than one tool call the same id; each got its own (${renames.join(', ')}).`,
+      })
+    }
     const calls = blocks.filter((block): block is ToolCallBlock => block.type === 'tool-call')
     if (calls.length === 0) {
       session.append('step/end', { reason: 'completed' })

@@ -78,10 +78,26 @@ export class MessageAssembler {
     this.blocks.push(...rest)
   }
 
-  /** Every block, tool calls included (for a stream that finished). */
+  /**
+   * Every block, tool calls included (for a stream that finished). A call id the reply already
+   * used (servers that number calls per reply, or a confused model) gets a unique one, so each
+   * call keeps its own result; `renamedCalls` says which.
+   */
   complete(): AssistantBlock[] {
-    return this.blocks.map((block) => ({ ...block }))
+    const used = new Set<string>()
+    this.renamedCalls = []
+    return this.blocks.map((block) => {
+      if (block.type !== 'tool-call') return { ...block }
+      let callId = block.callId
+      for (let n = 2; used.has(callId); n++) callId = `${block.callId}_${n}`
+      used.add(callId)
+      if (callId !== block.callId) this.renamedCalls.push({ from: block.callId, to: callId })
+      return { ...block, callId }
+    })
   }
+
+  /** The call ids `complete()` had to change, in the reply's order. */
+  renamedCalls: { readonly from: string; readonly to: string }[] = []
 
   /**
    * What survives an interruption: the text and reasoning that streamed, without tool calls

@@ -1,15 +1,20 @@
-import type { Tool } from './types.js'
+import type { CallAssessment, CallGrant, Tool } from './types.js'
 
 export const APPROVAL_MODES = ['ask', 'auto-edit', 'full-auto'] as const
 export type ApprovalMode = (typeof APPROVAL_MODES)[number]
 export const isApprovalMode = (text: string): text is ApprovalMode =>
   (APPROVAL_MODES as readonly string[]).includes(text)
 
-/** A remembered rule: "always allow `npm test`", or "never run `git push`". */
+/**
+ * A remembered rule: "always allow `npm test *`", or "never run `git push`". A tool with grants
+ * (bash) matches `pattern` on the parsed call; any other tool matches `prefix` on its approval
+ * key (a path). A bash rule written with `prefix` (older config) means that prefix and anything
+ * after it: `pattern` "<prefix> *".
+ */
 export interface ApprovalRule {
   readonly tool: string
-  /** Matches when the call's approval key starts with it (bash: the command). Absent: any call. */
   readonly prefix?: string
+  readonly pattern?: string
   readonly effect: 'allow' | 'deny'
 }
 
@@ -18,13 +23,20 @@ export interface ApprovalRequest {
   readonly tool: string
   /** Exactly what will run, as the user should see it. */
   readonly description: string
+  /** The prefix "always" would keep (file tools); for bash, the first of `grantOptions`. */
   readonly approvalKey: string | undefined
+  /** Why this call needs more care than usual, in plain words (shown with the question). */
+  readonly warnings?: readonly string[]
+  /** The grants "always allow" may keep, most specific first; absent: only "allow once". */
+  readonly grantOptions?: readonly string[]
 }
 
 export interface ApprovalDecision {
   readonly decision: 'allow' | 'deny'
-  /** Keep an allow rule for this tool (and approval key prefix) from now on. */
+  /** Keep an allow rule for this tool from now on: `grant` if given, else the first option. */
   readonly remember?: boolean
+  /** Which of the request's `grantOptions` to keep. */
+  readonly grant?: string
   /** Passed to the model with a denial. */
   readonly reason?: string
 }
@@ -35,31 +47,48 @@ export type ApprovalChannel = (
   signal: AbortSignal,
 ) => Promise<ApprovalDecision>
 
+export type ApprovalCode =
+  | 'APPROVAL_DENIED'
+  | 'NO_APPROVAL_CHANNEL'
+  | 'POLICY_DENIED'
+  | 'GUARD_DENIED'
+  | 'ABORTED_BEFORE_DISPATCH'
+
 export type ApprovalOutcome =
-  | { readonly allowed: true; readonly how: 'policy' | 'rule' | 'user' }
-  | {
-      readonly allowed: false
-      readonly code:
-        'APPROVAL_DENIED' | 'NO_APPROVAL_CHANNEL' | 'POLICY_DENIED' | 'ABORTED_BEFORE_DISPATCH'
-      readonly message: string
-    }
+  | { readonly allowed: true; readonly how: 'policy' | 'rule' | 'user'; readonly grant: CallGrant }
+  | { readonly allowed: false; readonly code: ApprovalCode; readonly message: string }
+
+/** Who decided, for the log: the user, or which automatic rule. */
+export interface DecidedBy {
+  readonly by: 'user' | 'mode' | 'rule' | 'assessment' | 'guard' | 'no-channel'
+  readonly detail?: string
+}
 
 /** What was asked and what was answered, logged before the answer is acted on. */
 export interface ApprovalAudit {
   asked(request: ApprovalRequest): Promise<void>
   decided(
-    request: ApprovalRequest,
+    request: Pick<ApprovalRequest, 'callId' | 'tool'>,
     answer: {
       readonly decision: 'allow' | 'deny' | 'cancelled'
       readonly remember?: boolean
+      readonly grant?: string
       readonly reason?: string
-    },
+    } & DecidedBy,
   ): Promise<void>
 }
 
+const NORMAL: CallAssessment = { level: 'normal', reasons: [] }
+
 /**
- * Decides whether a call may run: deny rules first (POLICY_DENIED), then allow rules, then the
- * mode (reads always; edits in auto-edit and full-auto; anything in full-auto), then the user.
+ * Decides whether a call may run, and logs every decision, automatic ones too:
+ * 1. what the call would do (`assess`): `refuse` never runs;
+ * 2. deny rules (POLICY_DENIED);
+ * 3. `confirm` (a protected path, a destructive command): this call's own approval in every
+ *    mode, refused in full-auto; only a rule the user wrote for exactly that path lets it pass;
+ * 4. allow rules that cover the call (never a `confirm`, never a call asking for the network);
+ * 5. the mode: reads always; edits in auto-edit and full-auto; anything in full-auto;
+ * 6. the user.
  * "The user said no", "nobody could be asked" and "a policy forbids it" stay distinct codes.
  */
 export class ApprovalPolicy {
@@ -75,36 +104,132 @@ export class ApprovalPolicy {
     this.rules = [...rules]
   }
 
-  /** The prefixes of this tool's allow rules (the destructive-command guard checks them). */
-  allowedPrefixes(tool: string): string[] {
-    return this.rules.flatMap((rule) =>
-      rule.tool === tool && rule.effect === 'allow' && rule.prefix !== undefined
-        ? [rule.prefix.replace(/\s+/g, ' ').trim()]
-        : [],
-    )
-  }
-
   async decide(
     tool: Tool,
     args: unknown,
     callId: string,
     signal: AbortSignal,
     audit?: ApprovalAudit,
+    ctx: { readonly projectDir: string } = { projectDir: process.cwd() },
   ): Promise<ApprovalOutcome> {
+    const call = { callId, tool: tool.name }
+    const decided = async (
+      answer: Parameters<ApprovalAudit['decided']>[1],
+    ): Promise<void> => {
+      await audit?.decided(call, answer)
+    }
+    let assessment: CallAssessment
+    try {
+      assessment = (await tool.assess?.(args, ctx)) ?? NORMAL
+    } catch (error) {
+      // A check that fails cannot vouch for the call: it needs a person.
+      assessment = {
+        level: 'confirm',
+        reasons: [`its safety check failed (${error instanceof Error ? error.message : String(error)})`],
+      }
+    }
     const key = tool.approvalKey?.(args)
-    const rules = this.matching(tool.name, key)
-    if (rules.some((rule) => rule.effect === 'deny')) {
+    const shown = key ? ` "${key}"` : ''
+
+    if (assessment.level === 'refuse') {
+      const why = assessment.reasons.join('; ')
+      await decided({ decision: 'deny', by: 'assessment', reason: why })
+      return {
+        allowed: false,
+        code: 'GUARD_DENIED',
+        message: `${tool.name}${shown} was refused: ${why}. This is refused in every approval mode; do not retry it. If it is really needed, ask the user to do it themselves.`,
+      }
+    }
+    const denyRule = this.rules.find(
+      (rule) => rule.effect === 'deny' && this.ruleCovers(rule, tool, args, key, ctx, true),
+    )
+    if (denyRule) {
+      await decided({ decision: 'deny', by: 'rule', detail: ruleText(denyRule) })
       return {
         allowed: false,
         code: 'POLICY_DENIED',
-        message: `A rule forbids ${tool.name}${key ? ` "${key}"` : ''}. Do not retry it; find another way or ask the user.`,
+        message: `A rule forbids ${tool.name}${shown}. Do not retry it; find another way or ask the user.`,
       }
     }
-    if (rules.some((rule) => rule.effect === 'allow')) return { allowed: true, how: 'rule' }
-    if (tool.kind === 'read') return { allowed: true, how: 'policy' }
-    if (this.mode === 'full-auto') return { allowed: true, how: 'policy' }
-    if (this.mode === 'auto-edit' && tool.kind === 'edit') return { allowed: true, how: 'policy' }
+    const network = assessment.network === true
+    const grant = (by: CallGrant['by'], protectedPaths = false): CallGrant => ({
+      by,
+      network: network && (by === 'user' || this.mode === 'full-auto'),
+      protectedPaths,
+    })
+
+    if (assessment.level === 'confirm') {
+      // Only a rule naming exactly this target (a path the user wrote a rule for) passes it.
+      const exact = this.rules.find(
+        (rule) =>
+          rule.effect === 'allow' &&
+          rule.tool === tool.name &&
+          rule.prefix !== undefined &&
+          key !== undefined &&
+          rule.prefix === key,
+      )
+      if (exact && tool.grants === undefined) {
+        await decided({ decision: 'allow', by: 'rule', detail: ruleText(exact) })
+        return { allowed: true, how: 'rule', grant: grant('rule', true) }
+      }
+      if (this.mode === 'full-auto') {
+        const why = assessment.reasons.join('; ')
+        await decided({ decision: 'deny', by: 'assessment', detail: this.mode, reason: why })
+        return {
+          allowed: false,
+          code: 'POLICY_DENIED',
+          message: `${tool.name}${shown} was not run: ${why}. full-auto never does this without the user's approval of the very call; do not retry it. Find another way, or ask the user to approve it in ask mode.`,
+        }
+      }
+      return this.ask(tool, args, call, signal, audit, assessment, undefined, grant)
+    }
+
+    const allowRule = this.rules.find(
+      (rule) => rule.effect === 'allow' && this.ruleCovers(rule, tool, args, key, ctx, false),
+    )
+    if (allowRule && assessment.grantable !== false && !network) {
+      await decided({ decision: 'allow', by: 'rule', detail: ruleText(allowRule) })
+      return { allowed: true, how: 'rule', grant: grant('rule') }
+    }
+    const byMode =
+      tool.kind === 'read' ||
+      this.mode === 'full-auto' ||
+      (this.mode === 'auto-edit' && tool.kind === 'edit')
+    if (byMode) {
+      await decided({
+        decision: 'allow',
+        by: 'mode',
+        detail: tool.kind === 'read' ? 'reads are always allowed' : this.mode,
+      })
+      return { allowed: true, how: 'policy', grant: grant('mode') }
+    }
+    const options =
+      assessment.grantable === false || network ? undefined : this.grantOptions(tool, args, key, ctx)
+    return this.ask(tool, args, call, signal, audit, assessment, options, grant)
+  }
+
+  /** Asks the user; keeps a rule when they say "always" and a grant was offered. */
+  private async ask(
+    tool: Tool,
+    args: unknown,
+    call: { readonly callId: string; readonly tool: string },
+    signal: AbortSignal,
+    audit: ApprovalAudit | undefined,
+    assessment: CallAssessment,
+    options: readonly string[] | undefined,
+    grant: (by: CallGrant['by'], protectedPaths?: boolean) => CallGrant,
+  ): Promise<ApprovalOutcome> {
+    const warnings = [
+      ...assessment.reasons,
+      ...(assessment.network ? ['it asks for network access'] : []),
+    ]
     if (!this.channel) {
+      await audit?.decided(call, {
+        decision: 'deny',
+        by: 'no-channel',
+        detail: this.mode,
+        reason: 'nobody can be asked in this session',
+      })
       return {
         allowed: false,
         code: 'NO_APPROVAL_CHANNEL',
@@ -112,10 +237,11 @@ export class ApprovalPolicy {
       }
     }
     const request: ApprovalRequest = {
-      callId,
-      tool: tool.name,
+      ...call,
       description: tool.describe?.(args) ?? `${tool.name} ${JSON.stringify(args)}`,
-      approvalKey: key,
+      approvalKey: options?.[0],
+      ...(warnings.length > 0 ? { warnings } : {}),
+      ...(options ? { grantOptions: options } : {}),
     }
     // A decision that could not be logged is not acted on: audit failures propagate.
     await audit?.asked(request)
@@ -124,7 +250,7 @@ export class ApprovalPolicy {
       answer = await untilAborted(this.channel(request, signal), signal)
     } catch (error) {
       if (signal.aborted) {
-        await audit?.decided(request, { decision: 'cancelled' })
+        await audit?.decided(call, { decision: 'cancelled', by: 'user' })
         return {
           allowed: false,
           code: 'ABORTED_BEFORE_DISPATCH',
@@ -133,7 +259,11 @@ export class ApprovalPolicy {
       }
       // A channel that fails cannot grant anything (fail closed).
       const why = error instanceof Error ? error.message : String(error)
-      await audit?.decided(request, { decision: 'deny', reason: `asking failed: ${why}` })
+      await audit?.decided(call, {
+        decision: 'deny',
+        by: 'no-channel',
+        reason: `asking failed: ${why}`,
+      })
       return {
         allowed: false,
         code: 'NO_APPROVAL_CHANNEL',
@@ -141,8 +271,9 @@ export class ApprovalPolicy {
       }
     }
     if (answer.decision === 'deny') {
-      await audit?.decided(request, {
+      await audit?.decided(call, {
         decision: 'deny',
+        by: 'user',
         ...(answer.reason ? { reason: answer.reason } : {}),
       })
       return {
@@ -151,21 +282,32 @@ export class ApprovalPolicy {
         message: `The user declined ${tool.name}${answer.reason ? `: ${answer.reason}` : '.'}`,
       }
     }
-    await audit?.decided(request, {
+    // "Always" keeps only a grant that was offered: a compound or destructive command has none,
+    // and "always" then means this once.
+    // An empty list offers the tool as a whole (a tool whose calls have no approval keys).
+    const kept =
+      answer.remember !== true || !request.grantOptions
+        ? undefined
+        : request.grantOptions.length === 0
+          ? ''
+          : request.grantOptions.find((option) => option === (answer.grant ?? option))
+    await audit?.decided(call, {
       decision: 'allow',
-      ...(answer.remember ? { remember: true } : {}),
+      by: 'user',
+      ...(kept === undefined ? {} : { remember: true }),
+      ...(kept ? { grant: kept } : {}),
     })
-    // A tool with approval keys that gives none for this call (a compound shell command) cannot
-    // be covered by a standing rule: "always" then means nothing beyond this once.
-    if (answer.remember && (key !== undefined || tool.approvalKey === undefined)) {
+    if (kept !== undefined) {
       const rule: ApprovalRule =
-        key === undefined
+        kept === ''
           ? { tool: tool.name, effect: 'allow' }
-          : { tool: tool.name, prefix: key, effect: 'allow' }
+          : tool.grants === undefined
+            ? { tool: tool.name, prefix: kept, effect: 'allow' }
+            : { tool: tool.name, pattern: kept, effect: 'allow' }
       this.rules.push(rule)
       this.onRemember?.(rule)
     }
-    return { allowed: true, how: 'user' }
+    return { allowed: true, how: 'user', grant: grant('user', assessment.level === 'confirm') }
   }
 
   /** The remembered and configured rules, for settings views. */
@@ -173,13 +315,43 @@ export class ApprovalPolicy {
     return [...this.rules]
   }
 
-  private matching(tool: string, key: string | undefined): ApprovalRule[] {
-    return this.rules.filter(
-      (rule) =>
-        rule.tool === tool &&
-        (rule.prefix === undefined || (key !== undefined && coversKey(rule.prefix, key))),
-    )
+  private grantOptions(
+    tool: Tool,
+    args: unknown,
+    key: string | undefined,
+    ctx: { readonly projectDir: string },
+  ): readonly string[] | undefined {
+    if (tool.grants) return tool.grants.options(args, ctx)
+    // A tool with approval keys that gives none for this call cannot be covered by a rule; one
+    // without approval keys at all is covered as a whole (the rule names just the tool).
+    if (key !== undefined) return [key]
+    return tool.approvalKey === undefined ? [] : undefined
   }
+
+  private ruleCovers(
+    rule: ApprovalRule,
+    tool: Tool,
+    args: unknown,
+    key: string | undefined,
+    ctx: { readonly projectDir: string },
+    isDeny: boolean,
+  ): boolean {
+    if (rule.tool !== tool.name) return false
+    if (rule.pattern === undefined && rule.prefix === undefined) return true
+    if (tool.grants) {
+      // An older rule kept a text prefix: it means that prefix and anything after it.
+      const pattern = rule.pattern ?? `${rule.prefix} *`
+      // A deny pattern forbids any call it would have allowed.
+      return tool.grants.covers([pattern], args, ctx) || (isDeny && key === pattern)
+    }
+    return rule.prefix !== undefined && key !== undefined && coversKey(rule.prefix, key)
+  }
+}
+
+/** A rule as the log and settings name it: `bash: npm test *`. */
+export function ruleText(rule: ApprovalRule): string {
+  const what = rule.pattern ?? rule.prefix
+  return what === undefined ? rule.tool : `${rule.tool}: ${what}`
 }
 
 /**

@@ -6,13 +6,13 @@ import { isAborted } from '../loop/agent.js'
 import type { ToolRunContext, ToolRunner } from '../loop/tools.js'
 import type { ToolSpec } from '../models/types.js'
 import type { ApprovalPolicy } from './approvals.js'
-import { checkGuards, destructiveCommandGuard } from './guards.js'
+import { checkGuards } from './guards.js'
 import type { Guard } from './guards.js'
 import type { ToolRegistry } from './registry.js'
 import type { OutputSpill } from './spill.js'
 import { fullToolSpec, LEAN_LEFT_OUT, leanToolSpec } from './model-schema.js'
 import { ToolError } from './types.js'
-import type { Tool, ToolOutput } from './types.js'
+import type { CallGrant, ProcessRecord, Tool, ToolOutput } from './types.js'
 
 export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
 
@@ -68,6 +68,8 @@ interface Prepared {
   readonly args?: unknown
   /** A result decided before dispatch (unknown tool, bad arguments, denied). */
   failure?: Result
+  /** How the call was allowed, once it was. */
+  grant?: CallGrant
 }
 
 const failure = (callId: string, code: string, message: string): Result => ({
@@ -84,10 +86,7 @@ const failure = (callId: string, code: string, message: string): Result => ({
  */
 export function createToolPipeline(opts: PipelineOptions): ToolRunner {
   const maxParallel = opts.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS
-  const guards = [
-    destructiveCommandGuard((tool) => opts.approvals.allowedPrefixes(tool)),
-    ...(opts.guards ?? []),
-  ]
+  const guards = opts.guards ?? []
   const visible = () => new Map(opts.registry.view(opts.scope).map((tool) => [tool.name, tool]))
 
   const prepare = (call: ToolCallBlock, tools: Map<string, Tool>): Prepared => {
@@ -151,27 +150,49 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
       )
       return
     }
-    const approval = await opts.approvals.decide(p.tool, p.args, p.call.callId, signal, {
-      asked: async (request) => {
-        session.append('approval/requested', {
-          callId: request.callId,
-          tool: request.tool,
-          description: request.description,
-          ...(request.approvalKey === undefined ? {} : { approvalKey: request.approvalKey }),
-        })
-        await session.flush()
+    // Guards first: a call a guard forbids is never put to the user.
+    const denial = checkGuards(guards, { tool: p.tool, args: p.args, projectDir: opts.projectDir })
+    if (denial !== undefined) {
+      session.append('approval/decided', {
+        callId: p.call.callId,
+        decision: 'deny',
+        by: 'guard',
+        reason: denial,
+      })
+      p.failure = failure(p.call.callId, 'GUARD_DENIED', denial)
+      return
+    }
+    const approval = await opts.approvals.decide(
+      p.tool,
+      p.args,
+      p.call.callId,
+      signal,
+      {
+        asked: async (request) => {
+          session.append('approval/requested', {
+            callId: request.callId,
+            tool: request.tool,
+            description: request.description,
+            ...(request.approvalKey === undefined ? {} : { approvalKey: request.approvalKey }),
+            ...(request.warnings ? { warnings: [...request.warnings] } : {}),
+            ...(request.grantOptions ? { grantOptions: [...request.grantOptions] } : {}),
+          })
+          await session.flush()
+        },
+        decided: async (request, answer) => {
+          session.append('approval/decided', { callId: request.callId, ...answer })
+          // An automatic allow reaches the disk with the call it allows (intent before effect);
+          // what a person said, and every refusal, is kept at once.
+          if (answer.by === 'user' || answer.decision !== 'allow') await session.flush()
+        },
       },
-      decided: async (request, answer) => {
-        session.append('approval/decided', { callId: request.callId, ...answer })
-        await session.flush()
-      },
-    })
+      { projectDir: opts.projectDir },
+    )
     if (!approval.allowed) {
       p.failure = failure(p.call.callId, approval.code, approval.message)
       return
     }
-    const denial = checkGuards(guards, { tool: p.tool, args: p.args, projectDir: opts.projectDir })
-    if (denial !== undefined) p.failure = failure(p.call.callId, 'GUARD_DENIED', denial)
+    p.grant = approval.grant
   }
 
   const dispatch = async (
@@ -219,6 +240,12 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
           // Middleware may have swapped the signal; the user's cancel must still reach the tool.
           signal: input.signal === signal ? signal : AbortSignal.any([signal, input.signal]),
           beforeWrite: (path) => opts.workspace?.beforeWrite(path),
+          ...(p.grant ? { grant: p.grant } : {}),
+          onProcess: (record: ProcessRecord) => {
+            session.append('process/started', { callId: p.call.callId, ...record })
+            // Best effort: the command already runs; a failed write shows up at the next flush.
+            session.flush().catch(() => undefined)
+          },
         })
       const input: DispatchInput = { tool, args: p.args, callId: p.call.callId, signal }
       output = opts.kernel
@@ -261,7 +288,7 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
         ),
       }
     }
-    const capped = opts.spill.cap(session.id, p.call.callId, output.output)
+    const capped = opts.spill.keep(session.id, p.call.callId, output)
     return {
       result: {
         callId: p.call.callId,
@@ -345,7 +372,7 @@ export function readOutputTool(spill: OutputSpill): Tool {
     name: 'read_output',
     brief: 'Read more of a cut output, by the ref and offset it names.',
     description:
-      'Read more of a tool output that was cut because it was long. Use the reference and offset given in the cut output.',
+      'Read more of a tool output that was cut because it was long. Use the reference and offset given in the cut output. Binary outputs are shown as a hex dump.',
     schema,
     kind: 'read',
     isConcurrencySafe: () => true,

@@ -192,6 +192,7 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'compaction/pruned':
       case 'approval/requested':
       case 'approval/decided':
+      case 'process/started':
       case 'workspace/diff':
       case 'deliverable/present':
       case 'recovery/repaired':

@@ -46,6 +46,8 @@ describe('the agent loop against the scripted server', () => {
       'request/start',
       'assistant/chunk',
       'assistant/message',
+      // Every decision is logged, automatic ones too (here: the approval mode allowed it).
+      'approval/decided',
       'tool/call',
       'tool/result',
       'step/end',

@@ -283,7 +283,7 @@ describe('the tool pipeline', () => {
     expect(asked).toBe(1)
   })
 
-  it('denies destructive commands in every mode; no other guard can overturn it; an explicit rule can', async () => {
+  it('refuses what a call would do in every mode, asks for a confirm-level call except in full-auto, and no guard can overturn a refusal', async () => {
     const ran: string[] = []
     const shell = defineTool({
       name: 'sh',
@@ -291,6 +291,12 @@ describe('the tool pipeline', () => {
       kind: 'execute',
       schema: z.object({ command: z.string() }),
       approvalKey: ({ command }) => command,
+      assess: ({ command }) =>
+        command.startsWith('rm -rf /')
+          ? { level: 'refuse', reasons: ['it would delete the whole disk'] }
+          : command.startsWith('git reset --hard')
+            ? { level: 'confirm', reasons: ['it throws away uncommitted work'], grantable: false }
+            : { level: 'normal', reasons: [] },
       run: ({ command }) => {
         ran.push(command)
         return Promise.resolve({ output: 'pretended' })
@@ -301,7 +307,7 @@ describe('the tool pipeline', () => {
       [
         callsOf(
           ['sh', { command: 'rm -rf /' }],
-          ['sh', { command: 'git  reset --hard HEAD~3' }],
+          ['sh', { command: 'git reset --hard HEAD~3' }],
           ['sh', { command: 'ls -la' }],
         ),
         'ok',
@@ -314,10 +320,19 @@ describe('the tool pipeline', () => {
     )
     H().agent.send({ requestId: 'r', text: 'go' })
     await H().agent.runUntilIdle()
-    expect(codes()).toEqual(['GUARD_DENIED', 'GUARD_DENIED', 'ok'])
+    expect(codes()).toEqual(['GUARD_DENIED', 'POLICY_DENIED', 'ok'])
     expect(ran).toEqual(['ls -la'])
+    // Every decision is logged, with who made it.
+    expect(
+      H()
+        .session.slice()
+        .flatMap((e) =>
+          e.type === 'approval/decided' ? [`${e.data.decision} by ${e.data.by ?? '?'}`] : [],
+        ),
+    ).toEqual(['deny by assessment', 'deny by assessment', 'allow by mode'])
     await H().close()
     ran.length = 0
+    // A rule the user wrote for exactly this command lets the confirm-level call pass.
     await harness([callsOf(['sh', { command: 'git reset --hard' }]), 'ok'], {
       mode: 'ask',
       rules: [{ tool: 'sh', prefix: 'git reset --hard', effect: 'allow' }],
