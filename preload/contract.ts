@@ -132,8 +132,15 @@ export const ApprovalRequest = z.object({
   description: z.string(),
   /** The arguments as the model sent them, parsed. */
   args: z.unknown(),
-  /** The rule "always" would remember (`npm test`); absent when no standing rule fits. */
+  /** The rule "always" would remember by default (`npm test *`); absent when none may. */
   approvalKey: z.string().optional(),
+  /** Why this call needs more care than usual, in plain words (a protected path, a deletion). */
+  warnings: z.array(z.string()).optional(),
+  /**
+   * Every grant "always" may keep, the suggested one first (`npm test *`, then the exact
+   * command); one pattern per line when the command runs several programs.
+   */
+  grantOptions: z.array(z.string()).optional(),
 })
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>
 
@@ -429,13 +436,14 @@ export const methods = {
   },
   'approval/respond': {
     description:
-      "Answers a pending approval. `remember` keeps an allow rule for this project (the request's approvalKey).",
+      "Answers a pending approval. `remember` keeps an allow rule for this project: `grant` (one of the request's grantOptions), or the request's approvalKey.",
     params: z
       .object({
         sessionId: Id,
         callId: Id,
         decision: z.enum(['allow', 'deny']),
         remember: z.boolean().default(false),
+        grant: z.string().max(10_000).optional(),
         reason: z.string().max(2000).optional(),
       })
       .strict(),

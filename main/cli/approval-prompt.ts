@@ -2,8 +2,9 @@ import { createInterface } from 'node:readline'
 import type { ApprovalChannel, ApprovalDecision } from '../core/tools/approvals.js'
 
 /**
- * Asks on the terminal whether a call may run. Shows exactly what will run, then reads one
- * answer line: `y` allow once, `a` always allow (the command prefix or path shown), `n` deny,
+ * Asks on the terminal whether a call may run. Shows exactly what will run and why it needs care,
+ * then reads one answer line: `y` allow once, `a` always allow (the pattern or path shown), `e`
+ * always allow exactly this command (when offered), `n` deny,
  * optionally followed by a reason the model will see (`n use the test script`). Questions are
  * asked one at a time. When input ends, nobody can answer: the call is refused as having no
  * approval channel, never allowed.
@@ -47,18 +48,26 @@ export function terminalApprovals(
   let queue: Promise<unknown> = Promise.resolve()
   const channel: ApprovalChannel = (request, signal) => {
     const ask = async (): Promise<ApprovalDecision> => {
-      const always =
-        request.approvalKey === undefined ? '' : `  [a] always allow "${request.approvalKey}"`
+      const [general, exact] = request.grantOptions ?? []
+      const choices = [
+        '[y] allow once',
+        ...(general === undefined ? [] : [`[a] always allow "${shown(general)}"`]),
+        ...(exact === undefined ? [] : [`[e] always allow exactly "${shown(exact)}"`]),
+        '[n] deny (add a reason after n)',
+      ]
+      const warnings = (request.warnings ?? []).map((warning) => `  ! ${warning}\n`).join('')
       write(
-        `\n? ${request.tool} needs your approval:\n    ${request.description.split('\n').join('\n    ')}\n  [y] allow once${always}  [n] deny (add a reason after n)\n> `,
+        `\n? ${request.tool} needs your approval:\n    ${request.description.split('\n').join('\n    ')}\n${warnings}  ${choices.join('  ')}\n> `,
       )
       for (;;) {
         const line = await nextLine(signal)
         if (signal.aborted) throw new Error('cancelled')
         if (line === undefined) throw new Error('the terminal input ended')
-        const answer = parseAnswer(line, request.approvalKey !== undefined)
+        const answer = parseAnswer(line, general, exact)
         if (answer) return answer
-        write(`  answer y, ${request.approvalKey === undefined ? '' : 'a, '}or n [reason]\n> `)
+        write(
+          `  answer y, ${general === undefined ? '' : 'a, '}${exact === undefined ? '' : 'e, '}or n [reason]\n> `,
+        )
       }
     }
     const turn = queue.then(ask, ask)
@@ -69,13 +78,23 @@ export function terminalApprovals(
   return { channel, close: () => lines.close() }
 }
 
-function parseAnswer(line: string, canRemember: boolean): ApprovalDecision | undefined {
-  const match = /^\s*(y|yes|a|always|n|no)\b[\s:,-]*(.*)$/i.exec(line)
+/** A grant of several patterns (one per program of the line) shown on one line. */
+const shown = (grant: string) => grant.split('\n').join('" and "')
+
+function parseAnswer(
+  line: string,
+  general: string | undefined,
+  exact: string | undefined,
+): ApprovalDecision | undefined {
+  const match = /^\s*(y|yes|a|always|e|exact|n|no)\b[\s:,-]*(.*)$/i.exec(line)
   const word = match?.[1]?.toLowerCase()
   if (word === undefined) return undefined
   if (word === 'y' || word === 'yes') return { decision: 'allow' }
   if (word === 'a' || word === 'always') {
-    return canRemember ? { decision: 'allow', remember: true } : undefined
+    return general === undefined ? undefined : { decision: 'allow', remember: true, grant: general }
+  }
+  if (word === 'e' || word === 'exact') {
+    return exact === undefined ? undefined : { decision: 'allow', remember: true, grant: exact }
   }
   const reason = match?.[2]?.trim()
   return reason ? { decision: 'deny', reason } : { decision: 'deny' }

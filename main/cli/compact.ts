@@ -7,6 +7,7 @@ import type { Store } from '../core/store/index.js'
 import { sessionTokens } from '../core/tokens/index.js'
 import { connectTarget, resolveModel } from './model.js'
 import type { ModelFlags } from './model.js'
+import { endLeftoverProcess } from '../core/tools/processes.js'
 
 /**
  * `bridle compact <sessionId> [--focus TEXT]`: replaces the early part of the session's view
@@ -23,7 +24,7 @@ export async function compactCommand(
   const choice = await connectTarget(resolveModel(opts), {
     ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
   })
-  const session = Session.open(opts.store, opts.sessionId)
+  const session = Session.open(opts.store, opts.sessionId, { endLeftoverProcess })
   const controller = new AbortController()
   const onSigint = () => {
     controller.abort()
@@ -49,7 +50,7 @@ export async function uncompactCommand(
   sessionId: string,
   checkpointSeq: number,
 ): Promise<void> {
-  const session = Session.open(store, sessionId)
+  const session = Session.open(store, sessionId, { endLeftoverProcess })
   try {
     await uncompactSession(session, checkpointSeq)
   } finally {

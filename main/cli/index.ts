@@ -223,6 +223,7 @@ async function main(argv: string[]): Promise<number> {
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve)
         process.once('SIGTERM', resolve)
+        process.once('SIGHUP', resolve)
       })
       await serving.close()
       await host.close()
@@ -290,7 +291,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(
         `bridle: the turn ended: ${outcome.reason}${outcome.error ? ` (${outcome.error.code}: ${outcome.error.message})` : ''}\n`,
       )
-      return outcome.reason === 'cancelled' ? 130 : 1
+      return outcome.reason === 'cancelled' ? 130 : outcome.reason === 'interrupted' ? 143 : 1
     }
     case 'compact': {
       const sessionId = positionals[1]

@@ -10,6 +10,7 @@ import { updateConfig } from '../core/host/config.js'
 import type { Config } from '../core/host/config.js'
 import { terminalApprovals } from './approval-prompt.js'
 import { connectTarget, resolveModel } from './model.js'
+import { endLeftoverProcess } from '../core/tools/processes.js'
 
 export interface RunOptions {
   readonly store: Store
@@ -54,7 +55,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
           model,
           title: opts.prompt.slice(0, 80),
         })
-      : Session.open(opts.store, opts.sessionId)
+      : Session.open(opts.store, opts.sessionId, { endLeftoverProcess })
   // A continued session keeps the folder it was created for, whatever --project says.
   const projectDir = sessionProjectDir(session) ?? realpathSync(opts.projectDir)
   const asker =
@@ -130,7 +131,16 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       process.exit(130)
     }
   }
+  // Told to stop (a service manager, a closed terminal): end the running command and its whole
+  // process group, close the turn as interrupted, then exit. A second signal exits at once.
+  const onTerminate = (signal: NodeJS.Signals) => {
+    if (interrupts++ > 0) process.exit(128 + (signal === 'SIGHUP' ? 1 : 15))
+    opts.err(`\nstopping: ${signal} received; ending the running command\n`)
+    agent.interrupt()
+  }
   process.on('SIGINT', onSigint)
+  process.on('SIGTERM', onTerminate)
+  process.on('SIGHUP', onTerminate)
   try {
     if (!opts.json) opts.err(`session ${session.id}\n`)
     agent.send({ requestId: `cli-${Date.now()}-${process.pid}`, text: opts.prompt })
@@ -141,6 +151,8 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     return last
   } finally {
     process.off('SIGINT', onSigint)
+    process.off('SIGTERM', onTerminate)
+    process.off('SIGHUP', onTerminate)
     asker?.close()
     stopListening()
     session.close()

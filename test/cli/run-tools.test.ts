@@ -92,8 +92,9 @@ describe('bridle run with the built-in tools', () => {
     expect(await exited).toBe(0)
 
     expect(output).toContain('? bash needs your approval:')
-    expect(output).toContain('[a] always allow "touch made.txt"')
-    expect(output).toContain('remembered: always allow bash "touch made.txt"')
+    expect(output).toContain('[a] always allow "touch *"')
+    expect(output).toContain('[e] always allow exactly "touch made.txt"')
+    expect(output).toContain('remembered: always allow bash "touch *"')
     expect(existsSync(join(project, 'made.txt'))).toBe(true)
     expect(existsSync(join(project, 'again.txt'))).toBe(true)
     expect(existsSync(join(project, 'notes.md'))).toBe(false)
@@ -103,7 +104,7 @@ describe('bridle run with the built-in tools', () => {
       approvalRules: unknown[]
     }
     expect(config.approvalRules).toEqual([
-      { tool: 'bash', prefix: 'touch made.txt', effect: 'allow', project: realpathSync(project) },
+      { tool: 'bash', pattern: 'touch *', effect: 'allow', project: realpathSync(project) },
     ])
     const denied = messagesOf(3).find((m) => m.tool_call_id === 'c3')
     expect(denied?.content).toContain('APPROVAL_DENIED')
@@ -111,10 +112,18 @@ describe('bridle run with the built-in tools', () => {
     const decided = output.split(/\r?\n/).flatMap((line) => {
       const start = line.indexOf('{"session"')
       if (start < 0) return []
-      const event = JSON.parse(line.slice(start)) as { type: string; data: { decision?: string } }
-      return event.type === 'approval/decided' ? [event.data.decision] : []
+      const event = JSON.parse(line.slice(start)) as {
+        type: string
+        data: { decision?: string; by?: string; detail?: string }
+      }
+      return event.type === 'approval/decided'
+        ? [
+            `${event.data.decision} by ${event.data.by}${event.data.detail ? ` (${event.data.detail})` : ''}`,
+          ]
+        : []
     })
-    expect(decided).toEqual(['allow', 'deny'])
+    // The second command was allowed by the rule just kept, and the log says so.
+    expect(decided).toEqual(['allow by user', 'allow by rule (bash: touch *)', 'deny by user'])
   }, 60_000)
 
   it('headless ask mode refuses edits and commands with NO_APPROVAL_CHANNEL and changes nothing', async () => {

@@ -4,6 +4,7 @@
  * differs between the two (how approvals are asked, where a remembered rule is kept, what a
  * compaction tells the user) comes in as a callback.
  */
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { compactSession } from '../compaction/compactor.js'
 import type { CompactResult } from '../compaction/compactor.js'
@@ -23,7 +24,10 @@ import { ContextWindow } from '../tokens/window.js'
 import type { WindowSource } from '../tokens/window.js'
 import { ApprovalPolicy } from '../tools/approvals.js'
 import type { ApprovalChannel, ApprovalMode, ApprovalRule } from '../tools/approvals.js'
+import { sandboxStatus } from '../tools/builtin/bash-sandbox.js'
+import type { BashSandbox } from '../tools/builtin/bash-sandbox.js'
 import { builtinTools } from '../tools/builtin/index.js'
+import { defaultHiddenPaths } from '../tools/sandbox/bwrap.js'
 import { createToolPipeline, readOutputTool } from '../tools/pipeline.js'
 import { ToolRegistry } from '../tools/registry.js'
 import { LEAN_LEFT_OUT, LEAN_PROMPT_MAX_WINDOW } from '../tools/model-schema.js'
@@ -146,8 +150,9 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     outputCapForWindow(window.tokens),
   )
   const registry = new ToolRegistry()
+  const sandbox = await sessionSandbox(opts)
   for (const tool of [
-    ...builtinTools({ bash: { env: opts.env } }),
+    ...builtinTools({ bash: { env: opts.env, sandbox, secrets: knownSecrets(opts) } }),
     readOutputTool(spill),
     recallTool(() => session),
   ])
@@ -196,6 +201,52 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     compactForOverflow: (signal) => compactForOverflow(opts, tokens, window, signal),
   })
   return { agent, approvals, tokens, tools, window }
+}
+
+/**
+ * Where this session's commands run. When they will not be sandboxed the session is told once
+ * (a `notice` in its log, shown by the CLI and the chat): the setting is off, or no sandbox can
+ * run here (`required` then refuses each command, saying why).
+ */
+async function sessionSandbox(opts: AgentSetupOptions): Promise<BashSandbox> {
+  const home = opts.env['HOME'] ?? homedir()
+  const sandbox: BashSandbox = {
+    mode: opts.config.sandbox,
+    hide: defaultHiddenPaths(home, opts.dataDir),
+  }
+  const status = await sandboxStatus(sandbox)
+  if (!status.available) {
+    const code =
+      sandbox.mode === 'off'
+        ? 'SANDBOX_OFF'
+        : sandbox.mode === 'required'
+          ? 'SANDBOX_REQUIRED_UNAVAILABLE'
+          : 'SANDBOX_UNAVAILABLE'
+    const said = opts.session
+      .slice()
+      .some((event) => event.type === 'notice' && event.data.code === code)
+    if (!said) {
+      opts.session.append('notice', {
+        level: 'warning',
+        code,
+        message:
+          sandbox.mode === 'off'
+            ? 'Commands run without a sandbox in this session (setting sandbox: off): they can change anything your user account can.'
+            : sandbox.mode === 'required'
+              ? `Commands will not run in this session: the setting requires a sandbox, and ${status.why}.`
+              : `Commands run without a sandbox in this session: ${status.why}. They can change anything your user account can.`,
+      })
+    }
+  }
+  return sandbox
+}
+
+/** The API keys this harness knows from its environment: no command may see them. */
+function knownSecrets(opts: AgentSetupOptions): string[] {
+  return Object.values(opts.config.endpoints).flatMap((endpoint) => {
+    const value = endpoint.apiKeyEnv === undefined ? undefined : opts.env[endpoint.apiKeyEnv]
+    return value === undefined || value === '' ? [] : [value]
+  })
 }
 
 /**

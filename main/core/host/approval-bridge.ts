@@ -12,6 +12,7 @@ export interface ApprovalAnswer {
   readonly callId: string
   readonly decision: 'allow' | 'deny'
   readonly remember?: boolean
+  readonly grant?: string
   readonly reason?: string
 }
 
@@ -45,6 +46,10 @@ export class ApprovalBridge {
           description: request.description,
           args: callArgs(session, request.callId),
           ...(request.approvalKey === undefined ? {} : { approvalKey: request.approvalKey }),
+          ...(request.warnings ? { warnings: [...request.warnings] } : {}),
+          ...(request.grantOptions && request.grantOptions.length > 0
+            ? { grantOptions: [...request.grantOptions] }
+            : {}),
         }
         const forget = () => {
           signal.removeEventListener('abort', onAbort)
@@ -73,8 +78,9 @@ export class ApprovalBridge {
 
   /**
    * Answers a waiting question; false when nothing waits under that call id (answered already,
-   * cancelled, or never asked). "Remember" counts only where the question offered a rule to
-   * remember (an approvalKey): a compound command has none, and "always" then means once.
+   * cancelled, or never asked). "Remember" counts only where the question offered a grant (a
+   * destructive or compound command has none, and "always" then means once), and only for a
+   * grant it offered: an answer cannot widen what the user was shown.
    */
   respond(answer: ApprovalAnswer): boolean {
     const waiting = this.waiting.get(answer.sessionId)?.get(answer.callId)
@@ -82,8 +88,10 @@ export class ApprovalBridge {
     if (answer.decision === 'deny') {
       waiting.answer({ decision: 'deny', ...(answer.reason ? { reason: answer.reason } : {}) })
     } else {
-      const remember = answer.remember === true && waiting.request.approvalKey !== undefined
-      waiting.answer({ decision: 'allow', ...(remember ? { remember: true } : {}) })
+      const offered = waiting.request.grantOptions ?? []
+      const grant = answer.grant ?? waiting.request.approvalKey
+      const remember = answer.remember === true && grant !== undefined && offered.includes(grant)
+      waiting.answer({ decision: 'allow', ...(remember ? { remember: true, grant } : {}) })
     }
     return true
   }

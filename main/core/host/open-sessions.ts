@@ -9,6 +9,7 @@ import type { LogEvent } from '../log/index.js'
 import type { Store } from '../store/index.js'
 import { StoreError } from '../store/index.js'
 import { HostError } from './host.js'
+import { endLeftoverProcess } from '../tools/processes.js'
 
 /** Sends a notification; must not throw (see `safeNotifier`). */
 export type Notify = <T extends TopicName>(topic: T, payload: NotificationOf<T>) => void
@@ -98,7 +99,7 @@ export class OpenSessions<Extra extends object> {
 function openForWriting(store: Store, sessionId: string): Session {
   if (!store.getSession(sessionId)) throw new HostError('NOT_FOUND', `no session ${sessionId}`)
   try {
-    return Session.open(store, sessionId)
+    return Session.open(store, sessionId, { endLeftoverProcess })
   } catch (error) {
     if (error instanceof StoreError && error.code === 'NO_SUCH_SESSION')
       throw new HostError('NOT_FOUND', `no session ${sessionId}`)

@@ -233,13 +233,14 @@ class Runtime {
   }
 
   /**
-   * Cancels every turn and compaction, waits for them (and agents still being built) to settle,
-   * then closes every session. New calls are refused from the start.
+   * Interrupts every turn (its running commands end with their process groups; the turn closes
+   * as `interrupted`) and cancels every compaction, waits for them (and agents still being built)
+   * to settle, then closes every session. New calls are refused from the start.
    */
   async close(): Promise<void> {
     this.isClosing = true
     for (const live of this.sessions.values()) {
-      live.built?.setup.agent.cancel()
+      live.built?.setup.agent.interrupt()
       live.compaction?.controller.abort()
     }
     await Promise.allSettled(this.sessions.values().flatMap((live) => live.agent ?? []))

@@ -113,9 +113,7 @@ export class ApprovalPolicy {
     ctx: { readonly projectDir: string } = { projectDir: process.cwd() },
   ): Promise<ApprovalOutcome> {
     const call = { callId, tool: tool.name }
-    const decided = async (
-      answer: Parameters<ApprovalAudit['decided']>[1],
-    ): Promise<void> => {
+    const decided = async (answer: Parameters<ApprovalAudit['decided']>[1]): Promise<void> => {
       await audit?.decided(call, answer)
     }
     let assessment: CallAssessment
@@ -125,7 +123,9 @@ export class ApprovalPolicy {
       // A check that fails cannot vouch for the call: it needs a person.
       assessment = {
         level: 'confirm',
-        reasons: [`its safety check failed (${error instanceof Error ? error.message : String(error)})`],
+        reasons: [
+          `its safety check failed (${error instanceof Error ? error.message : String(error)})`,
+        ],
       }
     }
     const key = tool.approvalKey?.(args)
@@ -141,7 +141,7 @@ export class ApprovalPolicy {
       }
     }
     const denyRule = this.rules.find(
-      (rule) => rule.effect === 'deny' && this.ruleCovers(rule, tool, args, key, ctx, true),
+      (rule) => rule.effect === 'deny' && this.ruleCovers(rule, tool, args, key, ctx),
     )
     if (denyRule) {
       await decided({ decision: 'deny', by: 'rule', detail: ruleText(denyRule) })
@@ -184,11 +184,9 @@ export class ApprovalPolicy {
       return this.ask(tool, args, call, signal, audit, assessment, undefined, grant)
     }
 
-    const allowRule = this.rules.find(
-      (rule) => rule.effect === 'allow' && this.ruleCovers(rule, tool, args, key, ctx, false),
-    )
-    if (allowRule && assessment.grantable !== false && !network) {
-      await decided({ decision: 'allow', by: 'rule', detail: ruleText(allowRule) })
+    const allowedBy = this.allowingRules(tool, args, key, ctx)
+    if (allowedBy.length > 0 && assessment.grantable !== false && !network) {
+      await decided({ decision: 'allow', by: 'rule', detail: allowedBy.map(ruleText).join('; ') })
       return { allowed: true, how: 'rule', grant: grant('rule') }
     }
     const byMode =
@@ -204,7 +202,9 @@ export class ApprovalPolicy {
       return { allowed: true, how: 'policy', grant: grant('mode') }
     }
     const options =
-      assessment.grantable === false || network ? undefined : this.grantOptions(tool, args, key, ctx)
+      assessment.grantable === false || network
+        ? undefined
+        : this.grantOptions(tool, args, key, ctx)
     return this.ask(tool, args, call, signal, audit, assessment, options, grant)
   }
 
@@ -328,24 +328,52 @@ export class ApprovalPolicy {
     return tool.approvalKey === undefined ? [] : undefined
   }
 
+  /**
+   * The allow rules that together cover the call, or none. A tool with grants may need several
+   * (`npm test && npm run lint` takes a rule for each); any other tool needs one prefix rule.
+   */
+  private allowingRules(
+    tool: Tool,
+    args: unknown,
+    key: string | undefined,
+    ctx: { readonly projectDir: string },
+  ): ApprovalRule[] {
+    const mine = this.rules.filter((rule) => rule.effect === 'allow' && rule.tool === tool.name)
+    const whole = mine.find((rule) => rule.pattern === undefined && rule.prefix === undefined)
+    if (whole) return [whole]
+    if (tool.grants) {
+      const patterned = mine.filter((rule) => rulePatterns(rule).length > 0)
+      const patterns = patterned.flatMap(rulePatterns)
+      return patterns.length > 0 && tool.grants.covers(patterns, args, ctx) ? patterned : []
+    }
+    const covering = mine.find(
+      (rule) => rule.prefix !== undefined && key !== undefined && coversKey(rule.prefix, key),
+    )
+    return covering ? [covering] : []
+  }
+
+  /** Whether a rule applies to the call (for deny rules: any part of it). */
   private ruleCovers(
     rule: ApprovalRule,
     tool: Tool,
     args: unknown,
     key: string | undefined,
     ctx: { readonly projectDir: string },
-    isDeny: boolean,
   ): boolean {
     if (rule.tool !== tool.name) return false
     if (rule.pattern === undefined && rule.prefix === undefined) return true
-    if (tool.grants) {
-      // An older rule kept a text prefix: it means that prefix and anything after it.
-      const pattern = rule.pattern ?? `${rule.prefix} *`
-      // A deny pattern forbids any call it would have allowed.
-      return tool.grants.covers([pattern], args, ctx) || (isDeny && key === pattern)
-    }
+    if (tool.grants) return tool.grants.touches(rulePatterns(rule), args, ctx)
     return rule.prefix !== undefined && key !== undefined && coversKey(rule.prefix, key)
   }
+}
+
+/**
+ * A rule's command patterns: its `pattern`, one per line; an older rule kept a text prefix,
+ * which means that prefix and anything after it.
+ */
+function rulePatterns(rule: ApprovalRule): string[] {
+  if (rule.pattern !== undefined) return rule.pattern.split('\n').filter((line) => line !== '')
+  return rule.prefix === undefined ? [] : [`${rule.prefix} *`]
 }
 
 /** A rule as the log and settings name it: `bash: npm test *`. */

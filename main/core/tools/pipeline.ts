@@ -6,6 +6,8 @@ import { isAborted } from '../loop/agent.js'
 import type { ToolRunContext, ToolRunner } from '../loop/tools.js'
 import type { ToolSpec } from '../models/types.js'
 import type { ApprovalPolicy } from './approvals.js'
+import { ledgerFromEvents } from './file-ledger.js'
+import type { FileLedgerMap } from './file-ledger.js'
 import { checkGuards } from './guards.js'
 import type { Guard } from './guards.js'
 import type { ToolRegistry } from './registry.js'
@@ -87,6 +89,8 @@ const failure = (callId: string, code: string, message: string): Result => ({
 export function createToolPipeline(opts: PipelineOptions): ToolRunner {
   const maxParallel = opts.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS
   const guards = opts.guards ?? []
+  // What the agent last saw of each file, rebuilt from the log once (a resumed session too).
+  const ledgers = new WeakMap<Session, FileLedgerMap>()
   const visible = () => new Map(opts.registry.view(opts.scope).map((tool) => [tool.name, tool]))
 
   const prepare = (call: ToolCallBlock, tools: Map<string, Tool>): Prepared => {
@@ -240,6 +244,7 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
           // Middleware may have swapped the signal; the user's cancel must still reach the tool.
           signal: input.signal === signal ? signal : AbortSignal.any([signal, input.signal]),
           beforeWrite: (path) => opts.workspace?.beforeWrite(path),
+          files: ledgers.get(session),
           ...(p.grant ? { grant: p.grant } : {}),
           onProcess: (record: ProcessRecord) => {
             session.append('process/started', { callId: p.call.callId, ...record })
@@ -309,6 +314,11 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
     },
     async runCalls(calls, { session, signal }: ToolRunContext) {
       const tools = visible()
+      let files = ledgers.get(session)
+      if (!files) {
+        files = ledgerFromEvents(session.slice(), opts.projectDir)
+        ledgers.set(session, files)
+      }
       const prepared = calls.map((call) => prepare(call, tools))
       // Batches: a run of safe calls goes together; an exclusive call goes alone.
       const batches: Prepared[][] = []

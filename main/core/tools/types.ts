@@ -81,13 +81,17 @@ export interface CallAssessment {
 
 /**
  * Standing grants for a tool whose calls a plain prefix cannot describe safely (bash: patterns
- * on the parsed command). Called only after `assess`, which may prepare what they need.
+ * on the parsed command). A grant is one pattern; an option offered to the user may hold several,
+ * one per line (a line that runs two programs). Called only after `assess`, which may prepare
+ * what they need.
  */
 export interface ToolGrants<A = unknown> {
-  /** What "always allow" could keep for this call, most specific first; undefined: nothing. */
+  /** What "always allow" could keep for this call, the suggested one first; undefined: nothing. */
   options(args: A, ctx: { readonly projectDir: string }): readonly string[] | undefined
-  /** Whether these kept grants together cover this call. */
+  /** Whether these kept grants together cover the whole call. */
   covers(grants: readonly string[], args: A, ctx: { readonly projectDir: string }): boolean
+  /** Whether any part of the call matches one of these (a "never" rule). */
+  touches(grants: readonly string[], args: A, ctx: { readonly projectDir: string }): boolean
 }
 
 export interface ToolOutput {

@@ -308,7 +308,8 @@ describe('approvals over the bridge', () => {
       tool: 'bash',
       description: expect.stringContaining('touch made.txt') as unknown,
       args: { command: 'touch made.txt' },
-      approvalKey: 'touch made.txt',
+      approvalKey: 'touch *',
+      grantOptions: ['touch *', 'touch made.txt'],
     })
     expect(service.pendingApprovals(sessionId)).toEqual([request])
     expect(existsSync(join(project, 'made.txt'))).toBe(false)
@@ -328,7 +329,7 @@ describe('approvals over the bridge', () => {
     await waitForTurnEnd(sessionId)
     expect(existsSync(join(project, 'made.txt'))).toBe(true)
     expect(settings.remembered).toEqual([
-      { tool: 'bash', prefix: 'touch made.txt', effect: 'allow', project },
+      { tool: 'bash', pattern: 'touch *', effect: 'allow', project },
     ])
     const result = forwarded(sessionId).find((event) => event.type === 'tool/result')
     expect(result?.data).toMatchObject({ callId: 'c1', ok: true })
@@ -497,7 +498,7 @@ describe('close', () => {
     const reopened = Session.open(store, sessionId)
     try {
       const events = reopened.slice()
-      expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'cancelled' } })
+      expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'interrupted' } })
       expect(events.some((event) => event.type === 'recovery/repaired')).toBe(false)
       expect(events.find((event) => event.type === 'assistant/message')?.data).toMatchObject({
         interrupted: true,

@@ -5,14 +5,18 @@
  * pipeline caps what the model sees and spills the rest.
  */
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
 import { z } from 'zod'
 import { resolveInsideProject } from '../../workspace/paths.js'
 import { defineTool, ToolError } from '../types.js'
-import type { Tool } from '../types.js'
+import type { ProcessRecord, Tool } from '../types.js'
 import { BoundedOutput } from './command-output.js'
 import type { CommandOutput } from './command-output.js'
+import { isGroupRunning, processStartTicks, signalGroup } from '../processes.js'
+import { bashJudge } from './bash-judge.js'
+import { commandLaunch } from './bash-sandbox.js'
+import type { BashSandbox } from './bash-sandbox.js'
 import { toolEnvironment } from './env.js'
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000
@@ -35,6 +39,10 @@ export interface BashToolOptions {
   readonly defaultTimeoutMs?: number
   readonly maxTimeoutMs?: number
   readonly maxBufferedBytes?: number
+  /** Where commands run (bubblewrap when it works); absent: directly, as with `off`. */
+  readonly sandbox?: BashSandbox
+  /** Values no variable of a command's environment may hold (the API keys Bridle knows). */
+  readonly secrets?: readonly string[]
 }
 
 /**
@@ -43,11 +51,14 @@ export interface BashToolOptions {
  * `[exit code N]` (a normal result, not an error); a timeout ends it with `[timed out after N s;
  * ...]` and `timedOut: true`. Metadata: `{ exitCode, signal?, timedOut?, droppedBytes? }`. On
  * cancel the promise rejects once the process group is gone (bounded by the SIGTERM grace plus
- * a short settle, about 1.5 s at worst).
+ * a short settle, about 1.5 s at worst). `sandboxed` says whether it ran in the OS sandbox.
  *
- * Known limits: a process that leaves the group (`setsid`, a double fork into a new session) is
- * not stopped; background jobs that redirected their output elsewhere keep running after the
- * shell exits.
+ * Calls are judged on the parsed command line (`bash-judge.ts`): destructive commands and writes
+ * outside the project are refused or need the call's own approval, and grants are patterns.
+ *
+ * Known limits without the sandbox: a process that leaves the group (`setsid`, a double fork
+ * into a new session) is not stopped; background jobs that redirected their output elsewhere
+ * keep running after the shell exits. In the sandbox, the whole PID namespace ends with it.
  */
 export function bashTool(opts: BashToolOptions = {}): Tool {
   const shell = opts.shell ?? '/bin/bash'
@@ -55,6 +66,7 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
   const maxTimeoutMs = opts.maxTimeoutMs ?? MAX_BASH_TIMEOUT_MS
   const maxBufferedBytes = opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
   const seconds = (ms: number) => Math.round(ms / 100) / 10
+  const judge = bashJudge(opts.env)
   return defineTool({
     name: 'bash',
     brief: 'Run a shell command in the project folder (stdin closed).',
@@ -63,6 +75,7 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
       'stdin is closed, so interactive programs and prompts cannot work; pass flags like --yes or --no-pager instead.',
       `A non-zero exit is shown as a final line [exit code N]. The command is stopped after timeoutSeconds (default ${seconds(defaultTimeoutMs)}, at most ${seconds(maxTimeoutMs)}).`,
       'Background processes still holding the output when the shell exits are stopped. Long output is cut; read the rest with read_output.',
+      'Commands run in a sandbox where the machine allows it: only the project folder and a private /tmp are writable, and there is no network unless you set network: true.',
     ].join(' '),
     schema: z.object({
       command: z.string().min(1).describe('The command line, run as bash -c <command>'),
@@ -84,20 +97,39 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
         .max(200)
         .optional()
         .describe('A few words saying what the command does, shown to the user'),
+      network: z
+        .boolean()
+        .optional()
+        .describe(
+          'True if the command needs the network (installing packages, fetching); commands have none otherwise',
+        ),
     }),
     kind: 'execute',
     isConcurrencySafe: () => false,
     // The exact command, never the model's description: the user approves what will run.
     describe: ({ command }) => visible(command),
-    approvalKey: ({ command }) => approvalKeyOf(command),
+    assess: (args, ctx) => judge.assess(args, ctx),
+    grants: judge.grants,
     async run({ command, timeoutSeconds, workdir }, ctx) {
       const cwd = workingDirectory(ctx.projectDir, workdir)
-      if (ctx.signal.aborted) throw stoppedError()
-      return runCommand({
+      const launch = await commandLaunch(opts.sandbox, {
+        projectDir: ctx.projectDir,
+        cwd,
         shell,
         command,
+        grant: ctx.grant,
+      })
+      if (ctx.signal.aborted) throw stoppedError()
+      return runCommand({
+        file: launch.file,
+        args: launch.args,
+        sandboxed: launch.sandboxed,
         cwd,
-        env: toolEnvironment(opts.env ?? process.env),
+        env: {
+          ...toolEnvironment(opts.env ?? process.env, { secrets: opts.secrets ?? [] }),
+          ...launch.env,
+        },
+        ...(ctx.onProcess ? { onProcess: ctx.onProcess } : {}),
         timeoutMs: timeoutSeconds === undefined ? defaultTimeoutMs : timeoutSeconds * 1000,
         maxBufferedBytes,
         signal: ctx.signal,
@@ -107,8 +139,10 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
 }
 
 interface RunParams {
-  readonly shell: string
-  readonly command: string
+  readonly file: string
+  readonly args: readonly string[]
+  readonly sandboxed: boolean
+  readonly onProcess?: (process: ProcessRecord) => void
   readonly cwd: string
   readonly env: Record<string, string>
   readonly timeoutMs: number
@@ -122,7 +156,7 @@ interface Exit {
 }
 
 async function runCommand(p: RunParams) {
-  const child = spawn(p.shell, ['-c', p.command], {
+  const child = spawn(p.file, p.args, {
     cwd: p.cwd,
     env: p.env,
     detached: true,
@@ -143,8 +177,16 @@ async function runCommand(p: RunParams) {
       () => 'it exited at once',
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     )
-    throw new ToolError('SPAWN_FAILED', `${p.shell} could not be started: ${why}`)
+    throw new ToolError('SPAWN_FAILED', `${p.file} could not be started: ${why}`)
   }
+  // Named in the log before anything else happens, so a crash can find and end it.
+  const startTicks = processStartTicks(pgid)
+  p.onProcess?.({
+    pid: pgid,
+    pgid,
+    ...(startTicks === undefined ? {} : { startTicks }),
+    sandboxed: p.sandboxed,
+  })
 
   const output = new BoundedOutput(p.maxBufferedBytes)
   child.stdout.on('data', (chunk: Buffer) => {
@@ -213,6 +255,7 @@ async function runCommand(p: RunParams) {
     ...(raw ? { raw } : {}),
     metadata: {
       exitCode: exit?.code ?? null,
+      sandboxed: p.sandboxed,
       ...(exit?.signal ? { signal: exit.signal } : {}),
       ...(stopReason === 'timeout' ? { timedOut: true } : {}),
       ...(output.droppedBytes > 0 ? { droppedBytes: output.droppedBytes } : {}),
@@ -256,14 +299,6 @@ async function terminateGroup(pgid: number): Promise<void> {
   await waitForGroupExit(pgid, KILL_SETTLE_MS)
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal)
-  } catch {
-    // ESRCH: the group is already gone, which is what we want.
-  }
-}
-
 async function waitForGroupExit(pgid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms
   for (;;) {
@@ -273,54 +308,7 @@ async function waitForGroupExit(pgid: number, ms: number): Promise<boolean> {
   }
 }
 
-/**
- * Whether any process of the group still runs. Zombies do not count: they run nothing and hold
- * no pipe, and an orphan is reaped by init, which in some containers takes seconds.
- */
-function isGroupRunning(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-  let entries: string[]
-  try {
-    entries = readdirSync('/proc')
-  } catch {
-    return true // No /proc (not Linux): trust the signal probe.
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-    } catch {
-      continue // It exited while we looked.
-    }
-    // After the command name (which may hold spaces and parentheses): state ppid pgrp ...
-    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (group === String(pgid) && state !== 'Z' && state !== 'X') return true
-  }
-  return false
-}
-
 // --- approval -----------------------------------------------------------------------------------
-
-/**
- * The key an "always allow" rule matches: the first two words (`npm test -- --watch` is
- * `npm test`). When the second word is an option (`rm -rf build`) the whole command is the key,
- * so a rule cannot cover `rm -rf` of anything. Chains, substitutions, redirections and leading
- * assignments have no key: they are asked every time (RELIABILITY.md 4.B).
- */
-export function approvalKeyOf(command: string): string | undefined {
-  const trimmed = command.trim()
-  if (trimmed === '' || /[;&|<>`$()\\\n\r]/.test(trimmed)) return undefined
-  const words = trimmed.split(/\s+/)
-  const [program, second] = words
-  if (program === undefined || program.includes('=')) return undefined
-  if (second === undefined) return program
-  return second.startsWith('-') ? words.join(' ') : `${program} ${second}`
-}
 
 /**
  * The command with every control character, and every invisible character that reorders or

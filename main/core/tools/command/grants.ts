@@ -51,6 +51,22 @@ export function grantCovers(
   )
 }
 
+/**
+ * Whether any simple command of the line (nested ones too) matches one of the patterns, however
+ * it is written: what a "never" rule needs, since `git status && git push` must not slip past a
+ * rule against `git push *`. An unparseable line touches nothing (it is asked anyway).
+ */
+export function grantTouches(
+  patterns: readonly CommandPattern[],
+  line: ShellLine,
+  ctx: { readonly projectDir: string },
+): boolean {
+  if (!line.ok) return false
+  return line.commands.some((cmd) =>
+    patterns.some((pattern) => matches({ ...pattern, rest: true }, cmd, ctx.projectDir, false)),
+  )
+}
+
 function isPlain(cmd: SimpleCommand): boolean {
   return (
     cmd.argv.length > 0 &&
@@ -69,7 +85,12 @@ function isHarmlessRedirect(r: Redirect): boolean {
   return r.target.value === '/dev/null'
 }
 
-function matches(pattern: CommandPattern, cmd: SimpleCommand, projectDir: string): boolean {
+function matches(
+  pattern: CommandPattern,
+  cmd: SimpleCommand,
+  projectDir: string,
+  checkPaths = true,
+): boolean {
   const values = cmd.argv.map((w) => w.value)
   if (!pattern.rest) {
     return values.length === pattern.argv.length && pattern.argv.every((w, i) => values[i] === w)
@@ -77,6 +98,7 @@ function matches(pattern: CommandPattern, cmd: SimpleCommand, projectDir: string
   if (values.length < pattern.argv.length || !pattern.argv.every((w, i) => values[i] === w)) {
     return false
   }
+  if (!checkPaths) return true
   return values.slice(pattern.argv.length).every((word) => staysInside(word, cmd, projectDir))
 }
 

@@ -89,7 +89,7 @@ describe('bash', () => {
     const dir = project()
     const echoed = await run(dir, { command: 'echo hello' })
     expect(echoed.output).toBe('hello\n')
-    expect(echoed.metadata).toEqual({ exitCode: 0 })
+    expect(echoed.metadata).toEqual({ exitCode: 0, sandboxed: false })
     expect((await run(dir, { command: 'true' })).output).toBe('[exit code 0]')
   })
 
@@ -97,7 +97,7 @@ describe('bash', () => {
     const dir = project()
     const failed = await run(dir, { command: 'echo partial; exit 3' })
     expect(failed.output).toBe('partial\n[exit code 3]')
-    expect(failed.metadata).toEqual({ exitCode: 3 })
+    expect(failed.metadata).toEqual({ exitCode: 3, sandboxed: false })
     const mixed = await run(dir, {
       command: 'echo one; sleep 0.05; echo two >&2; sleep 0.05; printf three >&2',
     })
@@ -221,7 +221,7 @@ describe('bash', () => {
     )
     expect(result.output.startsWith(`START${'m'.repeat(495)}\n[… 99008 bytes`)).toBe(true)
     expect(result.output.endsWith(`…]\n${'m'.repeat(497)}END`)).toBe(true)
-    expect(result.metadata).toEqual({ exitCode: 0, droppedBytes: 99_008 })
+    expect(result.metadata).toEqual({ exitCode: 0, sandboxed: false, droppedBytes: 99_008 })
   })
 
   it('decodes UTF-8 split across pipe reads and across the dropped middle', async () => {
@@ -234,20 +234,32 @@ describe('bash', () => {
     expect(bounded.output).toMatch(/^x(é€)+é?\n\[… \d+ bytes[^\]]*\]\n€?(é€)+$/)
   })
 
-  it('describes the exact command with control characters visible; keys "always allow"', () => {
+  it('describes the exact command with control characters visible; offers grants on the parsed command', async () => {
+    const dir = project()
     const tool = bashTool()
     const describe = (command: string) => tool.describe?.({ command })
-    const key = (command: string) => tool.approvalKey?.({ command })
+    const ctx = { projectDir: dir }
+    const options = async (command: string) => {
+      const assessment = await tool.assess?.({ command }, ctx)
+      return assessment?.level === 'normal' && assessment.grantable !== false
+        ? tool.grants?.options({ command }, ctx)
+        : undefined
+    }
     expect(describe('echo hi\nrm -rf build\u202e #')).toBe('echo hi␊rm -rf build\\u{202e} #')
     const long = `printf '${'a'.repeat(500)}'`
     expect(describe(long)).toBe(long)
-    expect(key('npm test -- --watch')).toBe('npm test')
-    expect(key('  git status  ')).toBe('git status')
-    expect(key('ls')).toBe('ls')
-    expect(key('rm -rf build')).toBe('rm -rf build')
-    expect(key('npm test && rm -rf ~')).toBeUndefined()
-    expect(key('echo $(cat ~/.ssh/id_rsa)')).toBeUndefined()
-    expect(key('FOO=1 npm test')).toBeUndefined()
+    expect('approvalKey' in tool).toBe(false)
+    expect(await options('npm test -- --watch')).toEqual(['npm test *', 'npm test -- --watch'])
+    expect(await options('  git status  ')).toEqual(['git status *', 'git status'])
+    expect(await options('ls')).toEqual(['ls *', 'ls'])
+    expect(await options('npm test && npm run lint')).toEqual([
+      'npm test *\nnpm run *',
+      'npm test\nnpm run lint',
+    ])
+    // A recursive delete, a line with a word only known at run time, an assignment: no grant.
+    expect(await options('rm -rf build')).toBeUndefined()
+    expect(await options('echo $(cat ~/.ssh/id_rsa)')).toBeUndefined()
+    expect(await options('FOO=1 npm test')).toBeUndefined()
     expect(tool.kind).toBe('execute')
     expect(tool.isConcurrencySafe?.({ command: 'ls' })).toBe(false)
   })
@@ -316,7 +328,7 @@ describe('bash through the pipeline', () => {
     expect(Buffer.byteLength(result.output)).toBeLessThan(1024)
     expect(result.output).toContain('saved as')
     expect(result.outputRef).toMatch(/c1\.bin$/)
-    expect(spill?.read(result.outputRef ?? '', 0, 32)).toMatch(/^00000000  [0-9a-f]{2} /)
+    expect(spill?.read(result.outputRef ?? '', 0, 32)).toMatch(/^00000000 {2}[0-9a-f]{2} /)
   })
 
   it('a cancel while bash runs records ABORTED and leaves no process of the group', async () => {

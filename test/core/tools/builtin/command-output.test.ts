@@ -87,7 +87,7 @@ describe('bash output: binary', () => {
     )
     expect(result.raw?.length).toBe(1000)
     expect(result.output).toContain(sha256(result.raw ?? new Uint8Array()))
-    expect(result.metadata).toEqual({ exitCode: 0, droppedBytes: 99_000 })
+    expect(result.metadata).toEqual({ exitCode: 0, sandboxed: false, droppedBytes: 99_000 })
   })
 })
 
