@@ -236,6 +236,37 @@ describe('the agent loop against the scripted server', () => {
     expect(h.session.slice().at(-1)?.data).toEqual({ reason: 'cancelled' })
   })
 
+  it('gives two calls with one id in one reply their own ids, says so, and runs both', async () => {
+    h = await startHarness([
+      {
+        steps: [
+          { toolCall: { id: 'call_0', name: 'read', args: '{"path":"a.txt"}' } },
+          { toolCall: { id: 'call_0', name: 'read', args: '{"path":"a.txt"}' } },
+          { finish: 'tool_calls' },
+        ],
+      },
+      'Read it twice.',
+    ])
+    h.agent.send({ requestId: 'r1', text: 'go' })
+    const [outcome] = await h.agent.runUntilIdle()
+    expect(outcome?.reason).toBe('completed')
+    const events = h.session.slice()
+    const results = events.flatMap((e) => (e.type === 'tool/result' ? [e.data.callId] : []))
+    expect(results).toEqual(['call_0', 'call_0_2'])
+    const notice = events.find((e) => e.type === 'notice')
+    expect(notice?.data).toMatchObject({ code: 'DUPLICATE_CALL_ID', level: 'info' })
+    // The model is sent back the ids the log holds, so each result answers its own call.
+    const request = deriveMessagesAt(events, events.length)
+    const ids = request.flatMap((m) =>
+      m.role === 'tool'
+        ? [m.callId]
+        : m.role === 'assistant'
+          ? m.blocks.flatMap((b) => (b.type === 'tool-call' ? [b.callId] : []))
+          : [],
+    )
+    expect(ids).toEqual(['call_0', 'call_0_2', 'call_0', 'call_0_2'])
+  })
+
   it('ignores a second send with the same requestId', async () => {
     h = await startHarness(['one answer'])
     expect(h.agent.send({ requestId: 'same', text: 'hi' })).toEqual({ accepted: true })
