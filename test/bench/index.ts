@@ -13,6 +13,7 @@ import { benchInspector } from './inspector-bench.js'
 import { benchLog } from './log-bench.js'
 import { benchLocalModels } from './local-models-bench.js'
 import { benchLoop } from './loop-bench.js'
+import { benchSafety } from './safety-bench.js'
 import { benchTokens } from './tokens-bench.js'
 
 const started = performance.now()
@@ -22,6 +23,7 @@ const figures: Figure[] = [
   ...(await benchBridge()),
   ...(await benchTokens()),
   ...(await benchLocalModels()),
+  ...(await benchSafety()),
 ]
 // The renderer in Chromium: a 10k-message chat and a 200k-event inspector (`npm run bench`
 // builds the renderer first).
