@@ -65,5 +65,4 @@ describe('approval rules', () => {
     ])
     expect(await verdict(both, 'git push origin main')).toBe('POLICY_DENIED')
   })
-
 })
