@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { COMMIT_BUSY_WAIT_MS, DEFAULT_BUSY_RETRY_MS } from '../store/constants.js'
+import { isStoreFailure, storeBusy, storeRetrying } from '../store/failures.js'
 import type { EventRow, SessionRow, Store } from '../store/types.js'
 import { StoreError } from '../store/types.js'
 import { buildEvent } from './build.js'
@@ -19,7 +21,12 @@ export type SessionListener = (event: LogEvent) => void
 export interface SessionOptions {
   /** Epoch milliseconds; a port so tests can fix time. */
   readonly clock?: () => number
-  /** Where a failing listener or a failed background commit is reported. */
+  /**
+   * Where a failing listener or a failed background commit is reported, and (once per wait, as
+   * a StoreError STORE_BUSY) that a commit is being retried because another program holds the
+   * database. A store failure (`isStoreFailure`) is not reported here: the next append or flush
+   * throws it, and its caller says it once.
+   */
   readonly report?: (error: unknown, context: string) => void
 }
 
@@ -60,7 +67,20 @@ interface InboxEntry {
 }
 
 const defaultReport = (error: unknown, context: string) => {
-  console.error(`[bridle] ${context}:`, error)
+  // A store failure's message is a sentence for the user: said as it is, with no stack trace.
+  if (isStoreFailure(error)) console.error(`bridle: ${error.message}`)
+  else console.error(`[bridle] ${context}:`, error)
+}
+
+/** Pauses between commit attempts while another program holds the write lock. */
+const BUSY_RETRY_DELAYS_MS = [100, 200, 400, 800, 1000]
+
+/** A wait for another program's write lock: since when (performance.now), and what was said. */
+interface BusyWait {
+  readonly since: number
+  attempts: number
+  isReported: boolean
+  hasGivenUp: boolean
 }
 
 /**
@@ -68,7 +88,10 @@ const defaultReport = (error: unknown, context: string) => {
  * freezes it and updates the projections (lifecycle, surface, inbox) at once; the rows are
  * committed together at the end of the tick (group commit), and listeners hear of each event
  * only after its commit. `flush()` commits now and resolves once the rows are durable. If a
- * commit fails, every projection returns to where it was before the batch.
+ * commit fails, every projection returns to where it was before the batch, and the next
+ * `append` or flush throws the failure (so nothing is built on events that are gone). While
+ * another program holds the database's write lock, commits are retried asynchronously for
+ * DEFAULT_BUSY_RETRY_MS, the batch kept and growing, before they fail with STORE_BUSY.
  */
 export class Session {
   private readonly events: LogEvent[] = []
@@ -81,6 +104,8 @@ export class Session {
   private readonly report: (error: unknown, context: string) => void
   private batch: Batch | undefined
   private isCommitScheduled = false
+  private retryTimer: NodeJS.Timeout | undefined
+  private busy: BusyWait | undefined
   private failure: LogError | undefined
   private headerSeq: number | undefined
   private isClosed = false
@@ -224,6 +249,7 @@ export class Session {
     if (this.isClosed) throw new LogError('CLOSED', `session ${this.id} is closed`)
     if (this.mode === 'read')
       throw new LogError('READ_ONLY', `session ${this.id} is open for reading only`)
+    this.throwFailure()
     const built = buildEvent(
       this.lifecycle,
       this.events.length,
@@ -246,22 +272,19 @@ export class Session {
   /**
    * The durability barrier: commits everything appended so far and resolves once it is on disk
    * (synchronous=FULL). Rejects with WRITE_FAILED if this or an earlier background commit
-   * failed; the failed events are gone from memory as well as from disk.
+   * failed; the failed events are gone from memory as well as from disk. For a store failure
+   * (`isStoreFailure(error.cause)`) the message is the store's sentence for the user. While
+   * another program holds the write lock it waits (without blocking) and retries.
    */
-  flush(): Promise<void> {
-    return new Promise((resolve) => {
-      this.flushSync()
-      resolve()
-    })
+  async flush(): Promise<void> {
+    while (this.commit(true) === 'busy') await delay(this.retryDelay())
+    this.throwFailure()
   }
 
+  /** As `flush`, for callers that cannot wait: a held lock gets the store's busy_timeout only. */
   flushSync(): void {
-    this.commit()
-    const failure = this.failure
-    if (failure) {
-      this.failure = undefined
-      throw failure
-    }
+    this.commit(false)
+    this.throwFailure()
   }
 
   /** Hears every event after it is committed, in seq order. Returns the disposer. */
@@ -277,6 +300,7 @@ export class Session {
       this.flushSync()
     } finally {
       this.isClosed = true
+      clearTimeout(this.retryTimer)
       this.listeners.clear()
       this.release?.()
     }
@@ -443,41 +467,56 @@ export class Session {
   private scheduleCommit(): void {
     if (this.isCommitScheduled) return
     this.isCommitScheduled = true
-    setImmediate(() => {
-      this.isCommitScheduled = false
-      this.commit()
-    })
+    setImmediate(() => this.commitInBackground())
   }
 
-  /** Writes the pending batch in one transaction; on failure, rolls every projection back. */
-  private commit(): void {
+  private commitInBackground(): void {
+    this.isCommitScheduled = false
+    if (this.commit(true) !== 'busy' || this.isClosed) return
+    this.isCommitScheduled = true
+    this.retryTimer = setTimeout(() => this.commitInBackground(), this.retryDelay())
+  }
+
+  /** Throws the failure of a commit that nobody has heard of yet, once. */
+  private throwFailure(): void {
+    const failure = this.failure
+    if (!failure) return
+    this.failure = undefined
+    throw failure
+  }
+
+  /**
+   * Writes the pending batch in one transaction. `isPatient`: if another program holds the
+   * write lock, wait only COMMIT_BUSY_WAIT_MS, keep the batch and return 'busy' so that the
+   * caller retries later, until DEFAULT_BUSY_RETRY_MS have passed since the lock was first met.
+   * Any other failure, or giving up, rolls every projection back and keeps the failure for the
+   * next append or flush.
+   */
+  private commit(isPatient: boolean): 'done' | 'busy' {
     const batch = this.batch
-    if (!batch) return
+    if (!batch) return 'done'
     this.batch = undefined
     const last = batch.events.at(-1)
+    // Once given up, nobody waits long again until a commit gets through.
+    const isBrief = isPatient || this.busy?.hasGivenUp === true
     try {
-      this.store.write(() =>
-        this.store.appendEvents(this.id, batch.rows, {
-          messages: batch.messages,
-          at: last?.at ?? this.clock(),
-        }),
+      this.store.write(
+        () =>
+          this.store.appendEvents(this.id, batch.rows, {
+            messages: batch.messages,
+            at: last?.at ?? this.clock(),
+          }),
+        isBrief ? { busyWaitMs: COMMIT_BUSY_WAIT_MS } : {},
       )
     } catch (error) {
-      for (const undo of batch.undo.reverse()) undo()
-      this.lifecycle.restore(batch.lifecycle)
-      this.surface.restore(batch.surface)
-      this.events.length = batch.length
-      this.cache.reset()
-      this.failure = new LogError(
-        'WRITE_FAILED',
-        `session ${this.id}: ${batch.rows.length} event(s) from seq ${batch.length} were not written: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { cause: error },
-      )
-      this.report(this.failure, 'commit failed')
-      return
+      if (isPatient && isBusy(error) && this.keepWaiting()) {
+        this.batch = batch
+        return 'busy'
+      }
+      this.fail(batch, error)
+      return 'done'
     }
+    this.busy = undefined
     for (const event of batch.events) {
       for (const listener of [...this.listeners]) {
         try {
@@ -487,5 +526,66 @@ export class Session {
         }
       }
     }
+    return 'done'
   }
+
+  /**
+   * Whether a commit the write lock refused is tried again: yes until DEFAULT_BUSY_RETRY_MS
+   * after the first refusal (wall time, not the injected clock: this is real waiting). The user
+   * is told once that Bridle is retrying.
+   */
+  private keepWaiting(): boolean {
+    const now = performance.now()
+    const busy = (this.busy ??= { since: now, attempts: 0, isReported: false, hasGivenUp: false })
+    if (busy.hasGivenUp || now - busy.since >= DEFAULT_BUSY_RETRY_MS) {
+      busy.hasGivenUp = true
+      return false
+    }
+    busy.attempts++
+    if (!busy.isReported) {
+      busy.isReported = true
+      this.report(storeRetrying(this.store.path), 'the database is locked by another program')
+    }
+    return true
+  }
+
+  private retryDelay(): number {
+    const attempts = this.busy?.attempts ?? 1
+    return BUSY_RETRY_DELAYS_MS[Math.min(attempts, BUSY_RETRY_DELAYS_MS.length) - 1] ?? 1000
+  }
+
+  /** Rolls the batch back out of every projection and keeps the failure for the caller. */
+  private fail(batch: Batch, error: unknown): void {
+    for (const undo of batch.undo.reverse()) undo()
+    this.lifecycle.restore(batch.lifecycle)
+    this.surface.restore(batch.surface)
+    this.events.length = batch.length
+    this.cache.reset()
+    const busy = this.busy
+    const cause =
+      busy?.hasGivenUp && isBusy(error)
+        ? storeBusy(this.store.path, performance.now() - busy.since, error)
+        : error
+    if (isStoreFailure(cause)) {
+      // Said once, by whoever hears of it (the next append or flush); not reported here too.
+      this.failure = new LogError('WRITE_FAILED', cause.message, { cause })
+      return
+    }
+    this.failure = new LogError(
+      'WRITE_FAILED',
+      `session ${this.id}: ${batch.rows.length} event(s) from seq ${batch.length} were not written: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { cause: error },
+    )
+    this.report(this.failure, 'commit failed')
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  return error instanceof StoreError && error.code === 'STORE_BUSY'
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
 }

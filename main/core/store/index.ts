@@ -5,7 +5,15 @@ export { databasePath } from './open.js'
 export { searchTextOf } from './search-text.js'
 export { LATEST_VERSION, MIGRATIONS, migrate } from './migrations.js'
 export type { Migration } from './migrations.js'
-export { APPLICATION_ID, DATABASE_FILE_NAME } from './constants.js'
+export {
+  APPLICATION_ID,
+  COMMIT_BUSY_WAIT_MS,
+  DATABASE_FILE_NAME,
+  DEFAULT_BUSY_RETRY_MS,
+} from './constants.js'
+export { classifyStoreFailure, isStoreFailure, storeBusy, storeRetrying } from './failures.js'
+export { FAULT_ENV } from './fault.js'
+export type { StoreFault } from './fault.js'
 export { StoreError } from './types.js'
 export type {
   EventQuery,
@@ -18,4 +26,5 @@ export type {
   SessionRow,
   Store,
   StoreErrorCode,
+  WriteOptions,
 } from './types.js'

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type Database from 'better-sqlite3'
+import { COMMIT_BUSY_WAIT_MS } from './constants.js'
 import { StoreError } from './types.js'
 
 interface LockRecord {
@@ -89,12 +90,30 @@ export class SessionLocks {
     for (const [sessionId, token] of [...this.held]) this.release(sessionId, token)
   }
 
+  /**
+   * Never throws: it runs while a session closes, often because the disk just refused a write,
+   * and that failure is the one to report. A row it cannot delete (disk full, read-only, locked)
+   * stays held and is tried again at `releaseAll`; once this process has exited, the next
+   * opener takes it over as a dead holder's.
+   */
   private release(sessionId: string, token: string): void {
     if (this.held.get(sessionId) !== token) return
-    this.held.delete(sessionId)
-    if (!this.db.open) return
-    // Only our own row: if the lock was taken over meanwhile, the new holder keeps it.
-    this.db.transaction(() => this.remove.run(sessionId, token)).immediate()
+    if (!this.db.open) {
+      this.held.delete(sessionId)
+      return
+    }
+    // A brief wait for another program's write lock: a row left behind costs little.
+    const wait = this.db.pragma('busy_timeout', { simple: true }) as number
+    this.db.pragma(`busy_timeout = ${Math.min(wait, COMMIT_BUSY_WAIT_MS)}`)
+    try {
+      // Only our own row: if the lock was taken over meanwhile, the new holder keeps it.
+      this.db.transaction(() => this.remove.run(sessionId, token)).immediate()
+      this.held.delete(sessionId)
+    } catch {
+      // Left held, as the comment above says.
+    } finally {
+      this.db.pragma(`busy_timeout = ${wait}`)
+    }
   }
 
   private isGone(holder: LockRecord): boolean {

@@ -2,7 +2,10 @@ import { closeSync, openSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { EventAppender } from './appender.js'
-import { FILE_MODE } from './constants.js'
+import { COMMIT_BUSY_WAIT_MS, DEFAULT_BUSY_TIMEOUT_MS, FILE_MODE } from './constants.js'
+import { ArmedFault, faultFromEnv } from './fault.js'
+import type { StoreFault } from './fault.js'
+import { classifyStoreFailure } from './failures.js'
 import { EventReader, segmentsOf } from './history.js'
 import { SessionLocks } from './locks.js'
 import { openDatabase } from './open.js'
@@ -20,24 +23,38 @@ import type {
   SessionPage,
   SessionRow,
   Store,
+  WriteOptions,
 } from './types.js'
 
 export interface StoreOptions {
   /** Epoch milliseconds; used for lock timestamps. Defaults to Date.now. */
   readonly clock?: () => number
+  /**
+   * Tests only (fault.ts): make SQLite refuse appends from an event type on. Defaults to
+   * `BRIDLE_TEST_STORE_FAULT`, so a test can arm it in a child process; unset, nothing changes.
+   */
+  readonly fault?: StoreFault
 }
 
 /**
  * Opens the Bridle database at `path` (see openDatabase for the checks and refusals) and returns
- * the store. The caller owns it and must `close()` it.
+ * the store. The caller owns it and must `close()` it. A disk that refuses the file (read-only,
+ * full, failing) is a StoreError STORE_READONLY, STORE_FULL or STORE_IO saying so.
  */
 export function openStore(path: string, opts: StoreOptions = {}): SqliteStore {
-  const { db, path: canonical } = openDatabase(path)
+  const fault = opts.fault ?? faultFromEnv(process.env)
+  let opened: ReturnType<typeof openDatabase>
   try {
-    return new SqliteStore(db, canonical, opts.clock ?? Date.now)
+    opened = openDatabase(path)
+  } catch (error) {
+    throw classifyStoreFailure(error, resolve(path)) ?? error
+  }
+  const { db, path: canonical } = opened
+  try {
+    return new SqliteStore(db, canonical, opts.clock ?? Date.now, fault)
   } catch (error) {
     db.close()
-    throw error
+    throw classifyStoreFailure(error, canonical) ?? error
   }
 }
 
@@ -59,13 +76,16 @@ export class SqliteStore implements Store {
   private readonly appender: EventAppender
   private readonly locks: SessionLocks
   private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>
+  private readonly fault: ArmedFault | undefined
   private idleCheckpoint: NodeJS.Timeout | undefined
 
   constructor(
     private readonly db: Database.Database,
     readonly path: string,
     clock: () => number,
+    fault?: StoreFault,
   ) {
+    this.fault = fault && new ArmedFault(db, fault)
     this.sessions = new SessionTable(db)
     this.reader = new EventReader(db)
     this.index = new SearchIndex(db)
@@ -81,8 +101,18 @@ export class SqliteStore implements Store {
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
   }
 
-  write<T>(body: () => T): T {
-    const result = this.transaction.immediate(body) as T
+  write<T>(body: () => T, opts: WriteOptions = {}): T {
+    const isOutermost = !this.db.inTransaction
+    const wait = isOutermost ? opts.busyWaitMs : undefined
+    if (wait !== undefined) this.db.pragma(`busy_timeout = ${wait}`)
+    let result: T
+    try {
+      result = this.transaction.immediate(body) as T
+    } catch (error) {
+      throw classifyStoreFailure(error, this.path, wait ?? DEFAULT_BUSY_TIMEOUT_MS) ?? error
+    } finally {
+      if (wait !== undefined) this.db.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`)
+    }
     if (!this.db.inTransaction) this.scheduleCheckpoint()
     return result
   }
@@ -132,6 +162,7 @@ export class SqliteStore implements Store {
     rows: readonly EventRow[],
     counts: { messages: number; at: number },
   ): void {
+    if (this.fault && this.db.inTransaction) this.fault.beforeAppend(rows.map((row) => row.type))
     this.appender.append(sessionId, rows, counts)
   }
 
@@ -172,7 +203,11 @@ export class SqliteStore implements Store {
   }
 
   lockSession(sessionId: string): () => void {
-    return this.locks.lock(sessionId)
+    try {
+      return this.locks.lock(sessionId)
+    } catch (error) {
+      throw classifyStoreFailure(error, this.path) ?? error
+    }
   }
 
   /**
@@ -208,6 +243,9 @@ export class SqliteStore implements Store {
     if (!this.db.open) return
     clearTimeout(this.idleCheckpoint)
     this.idleCheckpoint = undefined
+    // Both steps below are best-effort: blocking the exit for the full busy_timeout while another
+    // program holds the database would buy nothing.
+    this.db.pragma(`busy_timeout = ${COMMIT_BUSY_WAIT_MS}`)
     try {
       this.locks.releaseAll()
     } catch {

@@ -89,8 +89,9 @@ export class StoreError extends Error {
   constructor(
     readonly code: StoreErrorCode,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message)
+    super(message, options)
     this.name = 'StoreError'
   }
 }
@@ -114,6 +115,27 @@ export type StoreErrorCode =
   | 'UNSAFE_PATH'
   /** A `listSessions` cursor that this store did not produce. */
   | 'INVALID_CURSOR'
+  /**
+   * The store could not take a write (failures.ts); the message is one sentence for the user
+   * naming the cause and the fix. The disk holding the database is full.
+   */
+  | 'STORE_FULL'
+  /** The database, a companion file or its folder cannot be written. */
+  | 'STORE_READONLY'
+  /** Another program holds the database's write lock. */
+  | 'STORE_BUSY'
+  /** The disk failed a read or a write (SQLITE_IOERR) for a reason Bridle could not name. */
+  | 'STORE_IO'
+
+export interface WriteOptions {
+  /**
+   * How long BEGIN IMMEDIATE waits for another connection's write lock before STORE_BUSY, in
+   * place of the connection's busy_timeout (DEFAULT_BUSY_TIMEOUT_MS). The wait blocks the
+   * thread, so a caller that can retry later asynchronously asks for a short one. Only the
+   * outermost write waits; a nested call ignores it.
+   */
+  readonly busyWaitMs?: number
+}
 
 /**
  * Persistence for sessions and events. All writes happen inside `write()`, one
@@ -126,8 +148,10 @@ export interface Store {
    * Runs `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, with synchronous=FULL).
    * If `body` throws, the transaction is rolled back and the error rethrown. Nested calls join
    * the outer transaction through a savepoint: a throw inside rolls back only the inner part.
+   * A write the store cannot take (disk full, read-only, locked by another program, I/O error)
+   * throws a StoreError STORE_FULL, STORE_READONLY, STORE_BUSY or STORE_IO (`isStoreFailure`).
    */
-  write<T>(body: () => T): T
+  write<T>(body: () => T, opts?: WriteOptions): T
 
   createSession(session: NewSession): void
   getSession(id: string): SessionRow | undefined
