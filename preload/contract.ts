@@ -595,6 +595,7 @@ export const FORWARDED_EVENT_TYPES = [
   'assistant/message',
   'tool/call',
   'tool/result',
+  'process/started',
   'approval/requested',
   'approval/decided',
   'compaction/checkpoint',

@@ -14,10 +14,13 @@ import {
   compactArgs,
   errorHint,
   formatDuration,
+  noticeHint,
   sentence,
+  toolErrorText,
+  turnEndText,
 } from '../../renderer/src/features/chat/format'
 import { rowsOfChange, rowsOfPatch } from '../../renderer/src/features/chat/diff-lines'
-import { previewOf } from '../../renderer/src/features/chat/tool-output'
+import { isBinaryRef, previewOf } from '../../renderer/src/features/chat/tool-output'
 
 /** A log written event by event: seq counts up, `at` is seq * 100 ms unless given. */
 function log() {
@@ -240,6 +243,90 @@ describe('buildItems: tool calls', () => {
     expect(card?.call.status).toBe('denied')
     expect(card?.call.approval?.decision).toBe('deny')
     expect(card?.call.approval?.reason).toBe('not now')
+  })
+
+  it('keeps what the prompt warned of, and who decided (a rule, the user and the grant kept)', () => {
+    const l = log()
+    l.startTurn()
+    l.add('assistant/message', {
+      blocks: [
+        call('c1', 'bash', { command: 'git reset --hard' }),
+        call('c2', 'bash', { command: 'npm test' }),
+        call('c3', 'bash', { command: 'ls src' }),
+      ],
+      finish: 'tool-calls',
+    })
+    l.add('approval/requested', {
+      callId: 'c1',
+      tool: 'bash',
+      description: 'git reset --hard',
+      warnings: ['`git reset --hard` throws away uncommitted changes'],
+    })
+    l.add('approval/decided', { callId: 'c1', decision: 'deny', by: 'user' })
+    l.add('approval/decided', {
+      callId: 'c2',
+      decision: 'allow',
+      by: 'rule',
+      detail: 'bash: npm test *',
+    })
+    l.add('approval/requested', {
+      callId: 'c3',
+      tool: 'bash',
+      description: 'ls src',
+      approvalKey: 'ls *',
+      grantOptions: ['ls *', 'ls src'],
+    })
+    l.add('approval/decided', {
+      callId: 'c3',
+      decision: 'allow',
+      by: 'user',
+      remember: true,
+      grant: 'ls src',
+    })
+    const [denied, byRule, remembered] = only(buildItems(l.events), 'tool').map((c) => c.call)
+    expect(denied?.status).toBe('denied')
+    expect(denied?.approval).toMatchObject({
+      warnings: ['`git reset --hard` throws away uncommitted changes'],
+      decision: 'deny',
+      by: 'user',
+    })
+    // Decided automatically: it never waited, and the card can say which rule let it pass.
+    expect(byRule?.status).toBe('queued')
+    expect(byRule?.approval).toEqual({
+      description: '',
+      decision: 'allow',
+      by: 'rule',
+      detail: 'bash: npm test *',
+    })
+    expect(remembered?.approval).toMatchObject({ remember: true, grant: 'ls src' })
+  })
+
+  it('marks whether a command ran sandboxed: from its process, then its result', () => {
+    const l = log()
+    l.startTurn()
+    l.add('assistant/message', {
+      blocks: [call('c1', 'bash', { command: 'ls' }), call('c2', 'bash', { command: 'pwd' })],
+      finish: 'tool-calls',
+    })
+    l.add('tool/call', { callId: 'c1', name: 'bash', args: { command: 'ls' } })
+    l.add('process/started', { callId: 'c1', pid: 10, pgid: 10, sandboxed: true })
+    // A process of a call the log never announced makes no card.
+    l.add('process/started', { callId: 'ghost', pid: 11, pgid: 11, sandboxed: true })
+    let cards = only(buildItems(l.events), 'tool')
+    expect(cards.map((c) => c.call.callId)).toEqual(['c1', 'c2'])
+    expect(cards[0]?.call.sandboxed).toBe(true)
+    expect(cards[1]?.call.sandboxed).toBeUndefined()
+    l.add('tool/result', {
+      callId: 'c1',
+      ok: true,
+      output: 'a',
+      metadata: { exitCode: 0, sandboxed: false },
+    })
+    // An older log's result, without the fact: nothing is claimed.
+    l.add('tool/result', { callId: 'c2', ok: true, output: '/p', metadata: { exitCode: 0 } })
+    cards = only(buildItems(l.events), 'tool')
+    expect(cards[0]?.call.sandboxed).toBe(false)
+    expect(cards[1]?.call.sandboxed).toBeUndefined()
   })
 
   it('closes calls a turn ended without a result', () => {
@@ -511,6 +598,40 @@ describe('format and diff helpers', () => {
       ),
     ).toMatch(/ollama serve/)
     expect(errorHint('WHATEVER', '')).toBeUndefined()
+  })
+
+  it('says in words why a turn ended: a closing app, not a raw code', () => {
+    expect(turnEndText('interrupted')).toEqual({
+      text: expect.stringMatching(/^Stopped because Bridle was closing\./),
+      tone: 'interrupted',
+    })
+    expect(turnEndText('interrupted').text).not.toContain('interrupted')
+    expect(turnEndText('cancelled').text).toMatch(/Stopped by you/)
+  })
+
+  it('says what a tool error code means for the user, and what to do about a notice', () => {
+    for (const code of [
+      'STALE_FILE',
+      'READ_BEFORE_WRITE',
+      'SANDBOX_UNAVAILABLE',
+      'GUARD_DENIED',
+      'POLICY_DENIED',
+    ]) {
+      expect(toolErrorText(code), code).toMatch(/^[A-Z].*\.$/)
+      expect(toolErrorText(code), code).not.toContain(code)
+    }
+    expect(toolErrorText('SANDBOX_UNAVAILABLE')).toMatch(/Settings/)
+    expect(toolErrorText('EDIT_NO_MATCH')).toBeUndefined()
+    expect(noticeHint('SANDBOX_OFF')).toMatch(/Settings/)
+    expect(noticeHint('SANDBOX_UNAVAILABLE')).toMatch(/bubblewrap/)
+    expect(noticeHint('SANDBOX_REQUIRED_UNAVAILABLE')).toMatch(/bubblewrap/)
+    expect(noticeHint('DUPLICATE_CALL_ID')).toBeUndefined()
+  })
+
+  it('knows a binary output by its ref, so its bytes are never shown as text', () => {
+    expect(isBinaryRef('s1/c1.bin')).toBe(true)
+    expect(isBinaryRef('s1/c1.txt')).toBe(false)
+    expect(isBinaryRef(undefined)).toBe(false)
   })
 
   it('makes a sentence of a core message', () => {

@@ -93,8 +93,9 @@ describe('paging', () => {
   it('never keeps an assistant/chunk, and asks the server without them', () => {
     expect(FEED_EVENT_TYPES).not.toContain('assistant/chunk')
     expect(FEED_EVENT_TYPES).toContain('assistant/message')
-    // Notices are paged in even while the contract does not forward them; each type once.
+    // Notices and process records are paged in though the contract does not forward them; each once.
     expect(FEED_EVENT_TYPES).toContain('notice')
+    expect(FEED_EVENT_TYPES).toContain('process/started')
     expect(new Set(FEED_EVENT_TYPES).size).toBe(FEED_EVENT_TYPES.length)
     const state = run([
       {

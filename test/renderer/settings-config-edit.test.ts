@@ -4,6 +4,7 @@ import { Config } from '../../preload/settings'
 import {
   describeRule,
   endpointIdWithUrl,
+  ruleTargetLines,
   suggestEndpointId,
   withApprovalMode,
   withCompaction,
@@ -14,6 +15,7 @@ import {
   withoutApprovalRule,
   withoutEndpoint,
   withProjectDefaults,
+  withSandbox,
 } from '../../renderer/src/features/settings/config-edit'
 
 /** A config as settings/get returns it: the schema's output, defaults filled in. */
@@ -190,5 +192,28 @@ describe('config edits', () => {
       'Allow bash "npm test"',
     )
     expect(describeRule({ tool: 'edit', effect: 'deny' })).toBe('Deny edit')
+    expect(describeRule({ tool: 'bash', pattern: 'npm test *', effect: 'allow' })).toBe(
+      'Allow bash "npm test *"',
+    )
+    expect(describeRule({ tool: 'bash', pattern: 'ls src\nwc -l a', effect: 'allow' })).toBe(
+      'Allow bash "ls src · wc -l a"',
+    )
+  })
+
+  it('lists what a rule matches, a pattern of several commands line by line', () => {
+    expect(ruleTargetLines({ tool: 'bash', pattern: 'ls *\nwc *', effect: 'allow' })).toEqual([
+      'ls *',
+      'wc *',
+    ])
+    expect(ruleTargetLines({ tool: 'write', prefix: 'src/', effect: 'allow' })).toEqual(['src/'])
+    expect(ruleTargetLines({ tool: 'edit', effect: 'deny' })).toEqual([])
+  })
+
+  it('sets the sandbox and keeps everything else', () => {
+    expect(base.sandbox).toBe('auto')
+    const next = withSandbox(base, 'required')
+    expect(next.sandbox).toBe('required')
+    expect({ ...next, sandbox: 'auto' }).toEqual(base)
+    expect(Config.safeParse(withSandbox(base, 'off')).success).toBe(true)
   })
 })

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest'
 import {
   APPROVAL_MODES,
   contextWindowText,
+  SANDBOX_MODES,
   keyStateText,
   modelsSummary,
   serverKindName,
   toolSupportText,
   windowSourceText,
 } from '../../renderer/src/features/settings/words'
+import { Config } from '../../preload/settings'
 
 describe('settings words', () => {
   it('tells where a key comes from, never what it is', () => {
@@ -73,5 +75,13 @@ describe('settings words', () => {
   it('explains each approval mode in one line', () => {
     expect(APPROVAL_MODES.map((m) => m.mode)).toEqual(['ask', 'auto-edit', 'full-auto'])
     for (const mode of APPROVAL_MODES) expect(mode.help).not.toContain('\n')
+  })
+
+  it('explains each sandbox setting in one line, in the order of the schema', () => {
+    expect(SANDBOX_MODES.map((m) => m.mode)).toEqual(Config.shape.sandbox.unwrap().options)
+    for (const mode of SANDBOX_MODES) {
+      expect(mode.help).not.toContain('\n')
+      expect(mode.help.length).toBeLessThan(120)
+    }
   })
 })

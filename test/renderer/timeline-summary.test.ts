@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { listCheckpoints, savedPercent } from '../../renderer/src/features/checkpoints/checkpoints'
+import { FILTERABLE_TYPES } from '../../renderer/src/features/timeline/event-filters'
 import { summarizeEvent } from '../../renderer/src/features/timeline/event-summary'
 
 describe('summarizeEvent (renderer)', () => {
@@ -44,9 +45,75 @@ describe('summarizeEvent (renderer)', () => {
     ).toBe('(notice) Redo the calls.')
   })
 
+  it('names who decided a call, and whether a command ran sandboxed', () => {
+    expect(
+      summarizeEvent({
+        type: 'approval/decided',
+        data: { callId: 'c1', decision: 'allow', by: 'mode', detail: 'full-auto' },
+      }),
+    ).toBe('c1 allowed by full-auto')
+    expect(
+      summarizeEvent({
+        type: 'approval/decided',
+        data: { callId: 'c2', decision: 'allow', by: 'rule', detail: 'bash: npm test *' },
+      }),
+    ).toBe('c2 allowed by rule bash: npm test *')
+    expect(
+      summarizeEvent({
+        type: 'approval/decided',
+        data: {
+          callId: 'c3',
+          decision: 'deny',
+          by: 'assessment',
+          reason: '`rm -rf ~` deletes your home folder',
+        },
+      }),
+    ).toBe('c3 refused: `rm -rf ~` deletes your home folder')
+    expect(
+      summarizeEvent({
+        type: 'approval/decided',
+        data: { callId: 'c4', decision: 'allow', remember: true, grant: 'ls src\nwc -l a' },
+      }),
+    ).toBe('c4 allowed by you, and remembered: ls src · wc -l a')
+    expect(
+      summarizeEvent({
+        type: 'approval/requested',
+        data: {
+          callId: 'c5',
+          tool: 'bash',
+          description: 'git reset --hard',
+          warnings: ['it throws away changes'],
+        },
+      }),
+    ).toBe('c5 bash: git reset --hard [1 warning]')
+    expect(
+      summarizeEvent({
+        type: 'process/started',
+        data: { callId: 'c6', pid: 4242, pgid: 4242, sandboxed: true },
+      }),
+    ).toBe('c6 started, pid 4242, sandboxed')
+    expect(
+      summarizeEvent({
+        type: 'process/started',
+        data: { callId: 'c7', pid: 7, pgid: 7, sandboxed: false },
+      }),
+    ).toBe('c7 started, pid 7, not sandboxed')
+    expect(summarizeEvent({ type: 'turn/end', data: { reason: 'interrupted' } })).toBe(
+      'interrupted',
+    )
+  })
+
+  it('lists process records among the types the filter offers', () => {
+    expect(FILTERABLE_TYPES).toContain('process/started')
+    expect(FILTERABLE_TYPES).toContain('assistant/chunk')
+    expect(new Set(FILTERABLE_TYPES).size).toBe(FILTERABLE_TYPES.length)
+  })
+
   it('never throws on a payload of an unexpected shape', () => {
     expect(() => summarizeEvent({ type: 'assistant/message', data: { blocks: 3 } })).not.toThrow()
     expect(summarizeEvent({ type: 'some/future-type', data: {} })).toBe('')
+    expect(summarizeEvent({ type: 'approval/decided', data: { decision: 5, by: [] } })).toBe('')
+    expect(() => summarizeEvent({ type: 'process/started', data: {} })).not.toThrow()
   })
 })
 

@@ -29,13 +29,8 @@ export interface SessionDetails {
 /**
  * The event types a feed holds: every forwarded one, which is every type but `assistant/chunk`.
  * Passed as `types` to `session/events` so chunks never cross the bridge when paging.
- *
- * `notice` is asked for too: the contract does not forward it yet, so a notice arrives with the
- * page that closes the gap it leaves (the next forwarded event shows the gap), a moment late.
  */
-export const FEED_EVENT_TYPES: readonly string[] = [
-  ...new Set<string>([...FORWARDED_EVENT_TYPES, 'notice']),
-]
+export const FEED_EVENT_TYPES: readonly string[] = FORWARDED_EVENT_TYPES
 
 export interface FeedState {
   readonly sessionId: string

@@ -116,6 +116,11 @@ export function turnEndText(reason: string): { readonly text: string; readonly t
     case 'interrupted-by-fork':
       // The fork's `recovery/repaired` row right after says the same with details: no banner.
       return { text: 'ended at the fork point', tone: 'plain' }
+    case 'interrupted':
+      return {
+        text: 'Stopped because Bridle was closing. What was logged is kept; send a message to continue.',
+        tone: 'interrupted',
+      }
     default:
       return { text: `ended: ${reason}`, tone: 'plain' }
   }
@@ -153,6 +158,43 @@ export function errorHint(code: string, message: string): string | undefined {
     case 'SESSION_LOCKED':
     case 'CONFLICT':
       return 'Another Bridle process has this session open; close it there or wait for its turn to end.'
+    default:
+      return undefined
+  }
+}
+
+/**
+ * What a tool's failure means for the user, by code, when the core's message (written for the
+ * model) does not say it plainly: shown above the code and message on the card.
+ */
+export function toolErrorText(code: string): string | undefined {
+  switch (code) {
+    case 'STALE_FILE':
+      return 'The file changed on disk since the agent last read it (an edit of yours, or a command), so nothing was written.'
+    case 'READ_BEFORE_WRITE':
+      return 'The agent tried to overwrite a file it had not read in this session, so nothing was written.'
+    case 'SANDBOX_UNAVAILABLE':
+      return 'The command did not run: the Sandbox setting requires a sandbox, and none works here. Install bubblewrap (bwrap), or set Sandbox to Auto in Settings.'
+    case 'GUARD_DENIED':
+      return 'Bridle refuses this call in every approval mode.'
+    case 'POLICY_DENIED':
+      return 'A rule or the approval mode refused this call without asking.'
+    case 'NO_APPROVAL_CHANNEL':
+      return 'This call needed an approval, and nobody could be asked.'
+    default:
+      return undefined
+  }
+}
+
+/** What the user can do about a notice, by code; undefined when its message says enough. */
+export function noticeHint(code: string): string | undefined {
+  switch (code) {
+    case 'SANDBOX_OFF':
+      return 'Settings › Sandbox turns it back on.'
+    case 'SANDBOX_UNAVAILABLE':
+      return 'Install bubblewrap (bwrap) to run commands in a sandbox.'
+    case 'SANDBOX_REQUIRED_UNAVAILABLE':
+      return 'Install bubblewrap (bwrap), or set Sandbox to Auto in Settings to run commands without one.'
     default:
       return undefined
   }

@@ -10,6 +10,7 @@
  */
 import type { EventDto } from '../../../../preload/contract'
 import type { StreamDelta } from '../feed'
+import type { DecidedBy } from './approval-words'
 import { num, record } from './read-data'
 import type { Data } from './read-data'
 
@@ -33,9 +34,17 @@ export type ToolStatus =
 export interface ApprovalView {
   readonly description: string
   readonly approvalKey?: string
+  /** Why the call needed more care, as the user was shown it when asked. */
+  readonly warnings?: readonly string[]
   readonly decision?: 'allow' | 'deny' | 'cancelled'
   readonly remember?: boolean
   readonly reason?: string
+  /** Who decided; absent in logs written before automatic decisions were logged (the user). */
+  readonly by?: DecidedBy
+  /** The mode in force, or the rule that decided (`bash: npm test *`). */
+  readonly detail?: string
+  /** The grant "always allow" kept. */
+  readonly grant?: string
 }
 
 export interface ToolCallView {
@@ -56,6 +65,11 @@ export interface ToolCallView {
   readonly approval?: ApprovalView
   /** The format the model wrote this call in, when Bridle read it from the reply's text. */
   readonly textFormat?: string
+  /**
+   * Whether the command ran in the OS sandbox (`process/started`, then the result's metadata);
+   * absent for other tools and in logs written before the sandbox.
+   */
+  readonly sandboxed?: boolean
 }
 
 export interface Usage {

@@ -4,6 +4,7 @@
  * `tool/result`, the turn's end) update its item in place, where the model asked for it.
  */
 import type { EventDto } from '../../../../preload/contract'
+import { decidedBy } from './approval-words'
 import { stabilizeItems, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './items'
 import type { ChatItem, FileSummary, ToolCallView, ToolStatus, Usage } from './items'
 import { num, optStr, record, records, str, strings } from './read-data'
@@ -114,9 +115,11 @@ class ItemBuilder {
       case 'approval/requested':
         this.updateCall(event, (call) => {
           const approvalKey = optStr(data, 'approvalKey')
+          const warnings = strings(data['warnings'])
           call.approval = {
             description: str(data, 'description'),
             ...(approvalKey === undefined ? {} : { approvalKey }),
+            ...(warnings.length === 0 ? {} : { warnings }),
           }
           if (call.status === 'queued') call.status = 'awaiting-approval'
         })
@@ -125,6 +128,9 @@ class ItemBuilder {
         this.updateCall(event, (call) => {
           const decision = str(data, 'decision')
           const reason = optStr(data, 'reason')
+          const by = decidedBy(data['by'])
+          const detail = optStr(data, 'detail')
+          const grant = optStr(data, 'grant')
           call.approval = {
             ...(call.approval ?? { description: '' }),
             ...(decision === 'allow' || decision === 'deny' || decision === 'cancelled'
@@ -132,12 +138,24 @@ class ItemBuilder {
               : {}),
             ...(data['remember'] === true ? { remember: true } : {}),
             ...(reason === undefined ? {} : { reason }),
+            ...(by === undefined ? {} : { by }),
+            ...(detail === undefined ? {} : { detail }),
+            ...(grant === undefined ? {} : { grant }),
           }
           if (call.status === 'awaiting-approval') {
             call.status =
               decision === 'allow' ? 'queued' : decision === 'deny' ? 'denied' : 'interrupted'
           }
         })
+        return
+      case 'process/started':
+        // Only a call already on screen: a process record never makes a card of its own.
+        if (typeof data['sandboxed'] === 'boolean' && this.calls.has(str(data, 'callId'))) {
+          const sandboxed = data['sandboxed']
+          this.updateCall(event, (call) => {
+            call.sandboxed = sandboxed
+          })
+        }
         return
       case 'tool/call':
         this.updateCall(event, (call) => {
@@ -360,6 +378,8 @@ function applyResult(call: MutableCall, data: Data, at: number): void {
   call.endedAt = at
   const outputRef = optStr(data, 'outputRef')
   if (outputRef !== undefined) call.outputRef = outputRef
+  const sandboxed = metadata['sandboxed']
+  if (typeof sandboxed === 'boolean') call.sandboxed = sandboxed
   const duration = num(metadata, 'durationMs')
   if (duration !== undefined) call.durationMs = duration
   else if (call.calledAt !== undefined) call.durationMs = Math.max(0, at - call.calledAt)

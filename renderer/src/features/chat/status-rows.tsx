@@ -1,7 +1,14 @@
 import { memo } from 'react'
 import type { BridleApi } from '../../../../preload/contract'
 import type { DrawerPanel } from '../feed'
-import { errorHint, formatDuration, formatTokens, sentence, turnEndText } from './format'
+import {
+  errorHint,
+  formatDuration,
+  formatTokens,
+  noticeHint,
+  sentence,
+  turnEndText,
+} from './format'
 import { CONTEXT_TRUNCATED_BY_SERVER } from './items'
 import type { ChatItem } from './items'
 import { useFilesExist } from './use-files-exist'
@@ -34,6 +41,7 @@ export const ErrorRow = memo(function ErrorRow({ item }: { readonly item: Item<'
  */
 export const NoticeRow = memo(function NoticeRow({ item }: { readonly item: Item<'notice'> }) {
   const isWarning = item.level === 'warning'
+  const hint = noticeHint(item.code)
   return (
     <p
       className={`notice-row status-notice ${isWarning ? 'notice-warning' : 'notice-info'}`}
@@ -43,7 +51,10 @@ export const NoticeRow = memo(function NoticeRow({ item }: { readonly item: Item
       <span className="notice-icon" role="img" aria-label={isWarning ? 'Warning' : 'Note'}>
         {isWarning ? '⚠' : 'ℹ'}
       </span>
-      <span>{sentence(item.message)}</span>
+      <span>
+        {sentence(item.message)}
+        {hint !== undefined && <span className="notice-hint"> {hint}</span>}
+      </span>
     </p>
   )
 })

@@ -1,7 +1,8 @@
 import { memo, useEffect, useState } from 'react'
 import type { ApprovalRequest, BridleApi } from '../../../../preload/contract'
-import { ApprovalPrompt } from './approval-prompt'
-import { compactArgs, formatDuration, STATUS_LABEL } from './format'
+import { ApprovalPrompt, CodeText } from './approval-prompt'
+import { decisionNote } from './approval-words'
+import { compactArgs, formatDuration, sentence, STATUS_LABEL, toolErrorText } from './format'
 import type { ToolCallView, ToolStatus } from './items'
 import { num } from './read-data'
 import { hasToolDiff, ToolDiff } from './tool-diff'
@@ -62,6 +63,7 @@ export const ToolCard = memo(function ToolCard({
           {summary}
         </code>
         <span className="spacer" />
+        <SandboxBadge call={call} />
         <ExitCode call={call} />
         <Timing call={call} status={status} />
         <span className={`tool-status status-${status}`} role="status">
@@ -86,30 +88,32 @@ export const ToolCard = memo(function ToolCard({
 const QUIET_TOOLS = new Set(['read', 'list', 'glob', 'grep'])
 
 function hasBody(call: ToolCallView): boolean {
-  const decision = call.approval?.decision
   return (
     hasToolDiff(call) ||
     call.error !== undefined ||
     call.output !== undefined ||
-    decision === 'deny' ||
-    (decision === 'allow' && call.approval?.remember === true)
+    decisionNote(call.approval) !== undefined
   )
 }
 
 function ToolBody({ api, sessionId, turn, call }: Omit<ToolCardProps, 'pending'>) {
   const { approval, error } = call
+  const note = decisionNote(approval)
   return (
     <div className="tool-body">
-      {approval?.decision === 'deny' && (
-        <p className="tool-note">
-          You denied this call{approval.reason === undefined ? '.' : `: “${approval.reason}”`}
+      {note !== undefined && (
+        <p className={`tool-note${approval?.decision === 'deny' ? '' : ' muted'}`}>
+          <CodeText text={note} />
         </p>
       )}
-      {approval?.decision === 'allow' && approval.remember === true && (
-        <p className="tool-note muted">
-          Allowed, and remembered for this project
-          {approval.approvalKey === undefined ? '' : `: ${approval.approvalKey}`}.
-        </p>
+      {note !== undefined && approval?.warnings !== undefined && (
+        <ul className="tool-warnings" aria-label="What the prompt warned of">
+          {approval.warnings.map((warning, index) => (
+            <li key={index}>
+              <CodeText text={sentence(warning)} />
+            </li>
+          ))}
+        </ul>
       )}
       <ToolDiff api={api} sessionId={sessionId} turn={turn} call={call} />
       {error && <ToolErrorText status={call.status} code={error.code} message={error.message} />}
@@ -141,7 +145,7 @@ function ToolErrorText({
       ? 'Bridle stopped while this ran; whether it had its effect is unknown. Check before running it again.'
       : status === 'not-started'
         ? 'This call never started.'
-        : undefined
+        : toolErrorText(code)
   return (
     <div className="tool-error">
       {lead !== undefined && <p>{lead}</p>}
@@ -149,6 +153,26 @@ function ToolErrorText({
         <code>{code}</code> {message}
       </p>
     </div>
+  )
+}
+
+/** Whether a command ran in the OS sandbox; nothing for other tools and for older logs. */
+function SandboxBadge({ call }: { readonly call: ToolCallView }) {
+  if (call.sandboxed === undefined) return null
+  return call.sandboxed ? (
+    <span
+      className="sandbox-badge"
+      title="The command ran in the sandbox: it could write only inside the project, with no network unless allowed"
+    >
+      sandboxed
+    </span>
+  ) : (
+    <span
+      className="sandbox-badge sandbox-off"
+      title="The command ran without a sandbox, with your account's full rights (see the Sandbox setting)"
+    >
+      not sandboxed
+    </span>
   )
 }
 

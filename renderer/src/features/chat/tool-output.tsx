@@ -13,6 +13,13 @@ interface FullOutput {
   readonly nextOffset: number | null
 }
 
+/**
+ * A spilled binary output (OutputSpill names its bytes `<session>/<call>.bin`): the output in the
+ * log is already a text summary (format, size, checksum), and the bytes as text would be noise.
+ */
+export const isBinaryRef = (outputRef: string | undefined): boolean =>
+  outputRef?.endsWith('.bin') === true
+
 /** The first lines of `text`, and whether anything was left out. */
 export function previewOf(text: string): { readonly text: string; readonly isCut: boolean } {
   const lines = text.split('\n')
@@ -31,7 +38,8 @@ interface ToolOutputProps {
 /**
  * A tool's output: a preview, "show more" for the rest of what the log holds, and, when the
  * output was spilled (`outputRef`), "show full output" reading it page by page from the data
- * folder (`output/read`), so a 50 MB log is never pulled into the page at once.
+ * folder (`output/read`), so a 50 MB log is never pulled into the page at once. A binary
+ * output's summary is shown as it is, without "show full output".
  */
 export function ToolOutput({ api, output, outputRef }: ToolOutputProps) {
   const [isExpanded, setExpanded] = useState(false)
@@ -75,7 +83,7 @@ export function ToolOutput({ api, output, outputRef }: ToolOutputProps) {
             {isExpanded ? 'Show less' : 'Show more'}
           </button>
         )}
-        {outputRef !== undefined && full === undefined && (
+        {outputRef !== undefined && !isBinaryRef(outputRef) && full === undefined && (
           <button
             type="button"
             className="link"

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react'
 import type { FieldError, SettingsView } from '../../../../preload/contract'
-import { describeRule, withApprovalMode, withoutApprovalRule } from './config-edit'
+import { describeRule, ruleTargetLines, withApprovalMode, withoutApprovalRule } from './config-edit'
 import type { ApprovalMode } from './config-edit'
 import { placeFieldErrors, ruleTargets } from './field-errors'
 import { FormErrors } from './field'
@@ -96,14 +96,12 @@ export function ApprovalSection({ view, save }: ApprovalSectionProps) {
             {rules.map((rule, index) => {
               const error = ruleErrors[`rule-${index}`]
               return (
-                <tr key={`${index}:${rule.tool}:${rule.prefix ?? ''}:${rule.project ?? ''}`}>
+                <tr
+                  key={`${index}:${rule.tool}:${rule.pattern ?? rule.prefix ?? ''}:${rule.project ?? ''}`}
+                >
                   <td>{rule.tool}</td>
                   <td>
-                    {rule.prefix === undefined ? (
-                      <span className="muted">any</span>
-                    ) : (
-                      <code>{rule.prefix}</code>
-                    )}
+                    <RuleTarget lines={ruleTargetLines(rule)} />
                   </td>
                   <td className={rule.effect === 'deny' ? 'settings-deny' : undefined}>
                     {rule.effect}
@@ -133,5 +131,20 @@ export function ApprovalSection({ view, save }: ApprovalSectionProps) {
         </table>
       )}
     </section>
+  )
+}
+
+/** What a rule matches: any call of its tool, one pattern or path, or one line per command. */
+function RuleTarget({ lines }: { readonly lines: readonly string[] }) {
+  if (lines.length === 0) return <span className="muted">any</span>
+  if (lines.length === 1) return <code>{lines[0]}</code>
+  return (
+    <ul className="settings-rule-lines">
+      {lines.map((line, index) => (
+        <li key={index}>
+          <code>{line}</code>
+        </li>
+      ))}
+    </ul>
   )
 }

@@ -10,6 +10,7 @@ import type { DiscoveredServer } from '../../../../preload/contract'
 
 export type EndpointConfig = Config['endpoints'][string]
 export type ApprovalMode = Config['approval']
+export type SandboxMode = Config['sandbox']
 export type PruneConfig = Config['compaction']['prune']
 
 /** What the endpoint form edits; text as typed (the API key variable may be empty). */
@@ -108,6 +109,10 @@ export function withApprovalMode(config: Config, mode: ApprovalMode): Config {
   return { ...config, approval: mode }
 }
 
+export function withSandbox(config: Config, mode: SandboxMode): Config {
+  return { ...config, sandbox: mode }
+}
+
 /** Forgets one remembered rule, by its position in `approvalRules`. */
 export function withoutApprovalRule(config: Config, index: number): Config {
   return { ...config, approvalRules: config.approvalRules.filter((_, at) => at !== index) }
@@ -169,9 +174,19 @@ export function withDiscoveredServer(
   }
 }
 
+/**
+ * What a rule matches, as lines: a command `pattern` (one per line when the rule covers a line of
+ * several commands), else the file tools' path `prefix`; empty when it names just the tool.
+ */
+export function ruleTargetLines(rule: ApprovalRuleConfig): string[] {
+  const target = rule.pattern ?? rule.prefix
+  return target === undefined ? [] : target.split('\n').filter((line) => line.trim() !== '')
+}
+
 /** A rule's words for the list and for its delete button's label. */
 export function describeRule(rule: ApprovalRuleConfig): string {
-  const what = rule.prefix === undefined ? rule.tool : `${rule.tool} "${rule.prefix}"`
+  const lines = ruleTargetLines(rule)
+  const what = lines.length === 0 ? rule.tool : `${rule.tool} "${lines.join(' · ')}"`
   return `${rule.effect === 'allow' ? 'Allow' : 'Deny'} ${what}`
 }
 

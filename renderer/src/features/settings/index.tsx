@@ -3,6 +3,7 @@ import { ApprovalSection } from './approval-section'
 import { CompactionSection } from './compaction-section'
 import { EndpointsSection } from './endpoints-section'
 import { FormErrors } from './field'
+import { SandboxSection } from './sandbox-section'
 import { ThemeSection } from './theme-section'
 import { useSettings } from './use-settings'
 import './settings.css'
@@ -14,7 +15,7 @@ export interface SettingsPanelProps {
 }
 
 /**
- * Endpoints, models, approvals, compaction and theme. Everything shown is the main process's
+ * Endpoints, models, approvals, the sandbox, compaction and theme. Everything shown is the main process's
  * view (`settings/get`, then `settings/changed`); every change goes back as one whole config.
  */
 export function SettingsPanel({ api, projectDir }: SettingsPanelProps) {
@@ -48,6 +49,7 @@ export function SettingsPanel({ api, projectDir }: SettingsPanelProps) {
     <div className="settings">
       <EndpointsSection api={api} view={view} save={save} projectDir={projectDir} />
       <ApprovalSection view={view} save={save} />
+      <SandboxSection view={view} save={save} />
       <CompactionSection view={view} save={save} />
       <ThemeSection />
       <p className="settings-hint settings-path">

@@ -3,7 +3,7 @@
  * facts and server kinds. Pure, so tests can pin them without a DOM.
  */
 import type { EndpointInfo, ModelInfo } from '../../../../preload/contract'
-import type { ApprovalMode } from './config-edit'
+import type { ApprovalMode, SandboxMode } from './config-edit'
 
 /** What the user knows about an endpoint's key: never the key, only where it comes from. */
 export function keyStateText(info: Pick<EndpointInfo, 'key' | 'apiKeyEnv'>): string {
@@ -111,7 +111,30 @@ export const APPROVAL_MODES: readonly {
   {
     mode: 'full-auto',
     label: 'Full auto',
-    help: 'Edits and commands run without asking; only rules marked deny stop a call.',
+    help: 'Edits and commands run without asking, except what needs your own approval (a protected path, a destructive command), which is refused, and rules marked deny.',
+  },
+]
+
+/** The one-line explanations of the sandbox setting (see main/core/tools/builtin/bash-sandbox.ts). */
+export const SANDBOX_MODES: readonly {
+  readonly mode: SandboxMode
+  readonly label: string
+  readonly help: string
+}[] = [
+  {
+    mode: 'auto',
+    label: 'Auto',
+    help: 'Commands run in a sandbox when one works here (Linux, with bubblewrap), else without one; the chat says which.',
+  },
+  {
+    mode: 'required',
+    label: 'Required',
+    help: 'Commands run only in a sandbox; where none works, they are refused.',
+  },
+  {
+    mode: 'off',
+    label: 'Off',
+    help: 'Commands never run in a sandbox: they have your account’s full rights.',
   },
 ]
 

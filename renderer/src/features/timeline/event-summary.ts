@@ -4,6 +4,7 @@
  * field defensively: a payload of an unexpected shape yields a shorter line, never a throw.
  */
 import type { EventDto } from '../../../../preload/contract'
+import { decidedBy, decisionText } from '../chat/approval-words'
 
 type Data = Readonly<Record<string, unknown>>
 
@@ -54,6 +55,24 @@ function summarizeToolResult(data: Data): string {
   return `${callId} ${text(error, 'code')}: ${clip(text(error, 'message'), 50)}`
 }
 
+/** `c1 allowed by rule bash: npm test *`, `c2 refused: <reason>`: the call and who decided it. */
+function summarizeDecision(data: Data): string {
+  const decision = text(data, 'decision')
+  const optional = (key: string) => (typeof data[key] === 'string' ? text(data, key) : undefined)
+  const said =
+    decision === 'allow' || decision === 'deny' || decision === 'cancelled'
+      ? decisionText({
+          decision,
+          by: decidedBy(data['by']),
+          detail: optional('detail'),
+          reason: optional('reason'),
+          remember: data['remember'] === true,
+          grant: optional('grant'),
+        })
+      : decision
+  return [text(data, 'callId'), clip(said, 100)].filter((part) => part !== '').join(' ')
+}
+
 /** What an event is about, in one line (empty for bare markers like `turn/start`). */
 export function summarizeEvent(event: Pick<EventDto, 'type' | 'data'>): string {
   const { data } = event
@@ -91,10 +110,19 @@ export function summarizeEvent(event: Pick<EventDto, 'type' | 'data'>): string {
       return `${text(data, 'name')} ${text(data, 'callId')} ${clip(JSON.stringify(data['args'] ?? null), 50)}`
     case 'tool/result':
       return summarizeToolResult(data)
-    case 'approval/requested':
-      return `${text(data, 'callId')} ${text(data, 'tool')}: ${clip(text(data, 'description'), 60)}`
+    case 'approval/requested': {
+      const warnings = count(data, 'warnings')
+      const flagged = warnings === 0 ? '' : ` [${warnings} warning${warnings === 1 ? '' : 's'}]`
+      return `${text(data, 'callId')} ${text(data, 'tool')}: ${clip(text(data, 'description'), 60)}${flagged}`
+    }
     case 'approval/decided':
-      return `${text(data, 'callId')} ${text(data, 'decision')}${data['remember'] === true ? ' (remembered)' : ''}`
+      return summarizeDecision(data)
+    case 'process/started': {
+      const sandboxed = data['sandboxed']
+      const where =
+        sandboxed === true ? ', sandboxed' : sandboxed === false ? ', not sandboxed' : ''
+      return `${text(data, 'callId')} started, pid ${String(data['pid'])}${where}`
+    }
     case 'compaction/checkpoint':
       return `replaces ${String(data['fromSeq'])}..${String(data['toSeq'])}, ${String(data['tokensBefore'])} → ${String(data['tokensAfter'])} tokens`
     case 'compaction/pruned':
