@@ -60,6 +60,36 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const projectDir = sessionProjectDir(session) ?? realpathSync(opts.projectDir)
   const asker =
     opts.approvalInput === undefined ? undefined : terminalApprovals(opts.approvalInput, opts.err)
+  // Plain output: the answer's text on stdout; what the agent does (tool calls, their outcome,
+  // retries) as short lines on stderr, so `bridle run ... > answer.txt` keeps just the answer.
+  const cursor = { atLineStart: true }
+  const write = (text: string) => {
+    if (text === '') return
+    opts.out(text)
+    cursor.atLineStart = text.endsWith('\n')
+  }
+  const note = (text: string) => {
+    if (!cursor.atLineStart) write('\n')
+    opts.err(`${text}\n`)
+  }
+  // Listening starts before the agent is set up, so what setting up logs (a notice that commands
+  // run without a sandbox) reaches the terminal too.
+  if (!opts.json) opts.err(`session ${session.id}\n`)
+  const stopEvents = opts.json
+    ? session.subscribe((event: LogEvent) =>
+        opts.out(`${JSON.stringify({ session: session.id, ...event })}\n`),
+      )
+    : session.subscribe((event: LogEvent) => {
+        if (event.type === 'tool/call')
+          note(`  -> ${event.data.name} ${JSON.stringify(event.data.args)}`)
+        if (event.type === 'tool/result' && !event.data.ok)
+          note(`  <- ${event.data.error.code}: ${event.data.error.message}`)
+        const exitCode = event.type === 'tool/result' ? event.data.metadata?.exitCode : undefined
+        if (typeof exitCode === 'number' && exitCode !== 0) note(`  <- exit code ${exitCode}`)
+        if (event.type === 'error') note(`  ! ${event.data.code}: ${event.data.message}`)
+        if (event.type === 'notice') note(`  ! ${event.data.code}: ${event.data.message}`)
+        if (event.type === 'step/end' && !cursor.atLineStart) write('\n')
+      })
   let setup: AgentSetup
   try {
     setup = await setupAgent({
@@ -84,43 +114,17 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     })
   } catch (error) {
     asker?.close()
+    stopEvents()
     session.close()
     throw error
   }
   const { agent } = setup
+  const stopDeltas = opts.json
+    ? () => undefined
+    : agent.onDelta(({ delta }) => {
+        if (delta.kind === 'text') write(delta.text)
+      })
 
-  // Plain output: the answer's text on stdout; what the agent does (tool calls, their outcome,
-  // retries) as short lines on stderr, so `bridle run ... > answer.txt` keeps just the answer.
-  const cursor = { atLineStart: true }
-  const write = (text: string) => {
-    if (text === '') return
-    opts.out(text)
-    cursor.atLineStart = text.endsWith('\n')
-  }
-  const note = (text: string) => {
-    if (!cursor.atLineStart) write('\n')
-    opts.err(`${text}\n`)
-  }
-  const stopListening = opts.json
-    ? session.subscribe((event: LogEvent) =>
-        opts.out(`${JSON.stringify({ session: session.id, ...event })}\n`),
-      )
-    : combine(
-        agent.onDelta(({ delta }) => {
-          if (delta.kind === 'text') write(delta.text)
-        }),
-        session.subscribe((event: LogEvent) => {
-          if (event.type === 'tool/call')
-            note(`  -> ${event.data.name} ${JSON.stringify(event.data.args)}`)
-          if (event.type === 'tool/result' && !event.data.ok)
-            note(`  <- ${event.data.error.code}: ${event.data.error.message}`)
-          const exitCode = event.type === 'tool/result' ? event.data.metadata?.exitCode : undefined
-          if (typeof exitCode === 'number' && exitCode !== 0) note(`  <- exit code ${exitCode}`)
-          if (event.type === 'error') note(`  ! ${event.data.code}: ${event.data.message}`)
-          if (event.type === 'notice') note(`  ! ${event.data.code}: ${event.data.message}`)
-          if (event.type === 'step/end' && !cursor.atLineStart) write('\n')
-        }),
-      )
   let interrupts = 0
   const onSigint = () => {
     interrupts++
@@ -142,7 +146,6 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   process.on('SIGTERM', onTerminate)
   process.on('SIGHUP', onTerminate)
   try {
-    if (!opts.json) opts.err(`session ${session.id}\n`)
     agent.send({ requestId: `cli-${Date.now()}-${process.pid}`, text: opts.prompt })
     const outcomes = await agent.runUntilIdle()
     if (!opts.json && !cursor.atLineStart) opts.out('\n')
@@ -154,7 +157,8 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     process.off('SIGTERM', onTerminate)
     process.off('SIGHUP', onTerminate)
     asker?.close()
-    stopListening()
+    stopDeltas()
+    stopEvents()
     session.close()
   }
 }
@@ -177,11 +181,5 @@ function rememberRule(opts: RunOptions, projectDir: string, rule: ApprovalRule):
     opts.err(
       `  (could not remember "always allow ${shown}": ${error instanceof Error ? error.message : String(error)})\n`,
     )
-  }
-}
-
-function combine(...disposers: (() => void)[]): () => void {
-  return () => {
-    for (const dispose of disposers) dispose()
   }
 }
