@@ -344,7 +344,11 @@ export class ApprovalPolicy {
     if (tool.grants) {
       const patterned = mine.filter((rule) => rulePatterns(rule).length > 0)
       const patterns = patterned.flatMap(rulePatterns)
-      return patterns.length > 0 && tool.grants.covers(patterns, args, ctx) ? patterned : []
+      if (patterns.length === 0 || !tool.grants.covers(patterns, args, ctx)) return []
+      // Together they cover the call; the log names only those that match a part of it.
+      const { grants } = tool
+      const named = patterned.filter((rule) => grants.touches(rulePatterns(rule), args, ctx))
+      return named.length > 0 ? named : patterned
     }
     const covering = mine.find(
       (rule) => rule.prefix !== undefined && key !== undefined && coversKey(rule.prefix, key),
