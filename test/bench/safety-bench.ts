@@ -69,6 +69,7 @@ export async function benchSafety(): Promise<Figure[]> {
     }
     const { file, args } = sandboxCommand({
       bwrap: status.bwrap,
+      setpriv: status.setpriv,
       projectDir: project,
       cwd: project,
       shell: '/bin/bash',

@@ -81,6 +81,7 @@ export async function commandLaunch(
   }
   const { file, args } = sandboxCommand({
     bwrap: status.bwrap,
+    setpriv: status.setpriv,
     projectDir: call.projectDir,
     cwd: call.cwd,
     shell: call.shell,

@@ -20,6 +20,13 @@ export { defaultHiddenPaths } from './hidden-paths.js'
 export interface SandboxCommandOptions {
   /** Absolute path of `bwrap`, as `probeSandbox` reported it. */
   readonly bwrap: string
+  /**
+   * Absolute path of util-linux `setpriv`, as `probeSandbox` reported it: bwrap is then started
+   * through `setpriv --pdeathsig KILL`, so it dies with its parent from its first instruction
+   * on. bwrap's own `--die-with-parent` is armed only once it runs, and a parent that dies
+   * before that never triggers it (bubblewrap issue #633): the sandbox would outlive the app.
+   */
+  readonly setpriv?: string | undefined
   /** The one folder the command may change. */
   readonly projectDir: string
   /** Where the command starts; normally the project or a folder inside it. */
@@ -35,7 +42,12 @@ export interface SandboxCommandOptions {
   readonly readOnly: readonly string[]
 }
 
-/** What to pass to `spawn`: `spawn(file, args, { detached: true, env, ... })`. */
+/**
+ * What to pass to `spawn`: `spawn(file, args, { detached: true, env, ... })`. Detached, that is
+ * in a session of its own, is required: it leaves the sandbox without a controlling terminal to
+ * push keystrokes into (TIOCSTI), which bwrap's `--new-session` would otherwise have to do by
+ * moving the sandbox out of the process group that the log records and crash repair ends.
+ */
 export interface SandboxSpawn {
   readonly file: string
   readonly args: string[]
@@ -51,7 +63,8 @@ export const SANDBOX_TMP = '/tmp'
  * bug, not the command's.
  *
  * Killing: bwrap is the sandbox's only link to the host. SIGTERM or SIGKILL to bwrap (or the
- * death of its parent, through `--die-with-parent`) ends the sandbox's PID namespace, and with
+ * death of its parent, through `setpriv` and `--die-with-parent`) ends the sandbox's PID
+ * namespace, and with
  * it every process the command started, including those that left its process group. bwrap
  * also ends the namespace when the shell exits, so background jobs never outlive the command.
  */
@@ -69,8 +82,7 @@ export function sandboxCommand(opts: SandboxCommandOptions): SandboxSpawn {
 
   const args = [
     '--die-with-parent',
-    // Its own session: no controlling terminal to push keystrokes into (TIOCSTI).
-    '--new-session',
+    // No --new-session: see SandboxSpawn.
     // Explicit even where bwrap would imply it: as root bwrap otherwise stays in the host's
     // user namespace, where a capability would act on the host itself.
     '--unshare-user',
@@ -116,7 +128,8 @@ export function sandboxCommand(opts: SandboxCommandOptions): SandboxSpawn {
     '-c',
     opts.command,
   ]
-  return { file: opts.bwrap, args }
+  if (opts.setpriv === undefined) return { file: opts.bwrap, args }
+  return { file: opts.setpriv, args: ['--pdeathsig', 'KILL', '--', opts.bwrap, ...args] }
 }
 
 interface Hidden {

@@ -11,7 +11,13 @@ import { delimiter, join, resolve } from 'node:path'
 import { sandboxCommand } from './bwrap.js'
 
 export type SandboxStatus =
-  | { readonly available: true; readonly bwrap: string; readonly version: string }
+  | {
+      readonly available: true
+      readonly bwrap: string
+      readonly version: string
+      /** util-linux `setpriv` with `--pdeathsig`, when it works here (see `sandboxCommand`). */
+      readonly setpriv?: string
+    }
   | { readonly available: false; readonly why: string }
 
 export interface ProbeOptions {
@@ -96,10 +102,22 @@ async function probe(requested: string, timeoutMs: number): Promise<SandboxStatu
         `bubblewrap started, but the test sandbox did not work as expected (${said}); commands would not be contained, so please report this with your bwrap version`,
       )
     }
-    return { available: true, bwrap, version: match[1] }
+    const setpriv = await deathGuard(timeoutMs)
+    return { available: true, bwrap, version: match[1], ...(setpriv ? { setpriv } : {}) }
   } finally {
     rmSync(project, { recursive: true, force: true })
   }
+}
+
+/**
+ * `setpriv` if it is on PATH and takes `--pdeathsig` (util-linux 2.33 and later). Without it
+ * sandboxes still run; only the moment before bwrap arms `--die-with-parent` is unguarded.
+ */
+async function deathGuard(timeoutMs: number): Promise<string | undefined> {
+  const setpriv = locate('setpriv')
+  if (setpriv === undefined) return undefined
+  const result = await run(setpriv, ['--pdeathsig', 'KILL', '--', 'true'], timeoutMs)
+  return result.code === 0 ? setpriv : undefined
 }
 
 /** bwrap itself failed to set the sandbox up: nearly always user namespaces being refused. */

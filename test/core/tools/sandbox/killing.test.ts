@@ -77,6 +77,20 @@ describe.skipIf(!status.available)('stopping a sandboxed command', () => {
     },
   )
 
+  it('the command stays in the process group the log records (no new session inside)', async () => {
+    const mark = marker('own-group')
+    const { file, args } = spec(scratch(), `exec -a ${mark} sleep 1000`)
+    const child = spawn(file, args, { env, detached: true, stdio: 'ignore' })
+    try {
+      expect(await waitFor(() => processesMarked(`${mark}\0`).length === 1)).toBe(true)
+      const [command] = processesMarked(`${mark}\0`)
+      expect(processGroup(command ?? 0)).toBe(child.pid)
+    } finally {
+      process.kill(-(child.pid ?? 0), 'SIGKILL')
+      killMarked(mark)
+    }
+  })
+
   it('SIGKILL of the Node parent leaves nothing running (die-with-parent)', async () => {
     const mark = marker('parent')
     const parent = startParent({ ...spec(scratch(), escapingCommand(mark)), env }, env)

@@ -3,7 +3,7 @@
  * missing, not bubblewrap, user namespaces refused (a real bwrap nested in a sandbox that
  * forbids them), hanging.
  */
-import { chmodSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { probeSandbox } from '../../../../main/core/tools/sandbox/probe.js'
@@ -46,6 +46,17 @@ describe.skipIf(!status.available)('probeSandbox with a working bwrap', () => {
     expect(status).toMatchObject({ available: true, bwrap: expect.stringMatching(/^\/.*bwrap$/) })
     expect(status.available && status.version).toMatch(/^\d+\.\d+/)
     expect(probeSandbox()).toBe(probeSandbox())
+  })
+
+  it('names setpriv, which starts bwrap already bound to die with its parent, when it works', async () => {
+    const found = await probeSandbox({ bwrap: status.available ? status.bwrap : 'bwrap' })
+    const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path))
+    if (setpriv === undefined) {
+      console.log('setpriv (util-linux) is not installed here: only its absence is checked')
+      expect(found.available && found.setpriv).toBeUndefined()
+      return
+    }
+    expect(found.available && found.setpriv).toMatch(/\/setpriv$/)
   })
 
   it('quotes bwrap and names the usual cause when user namespaces are refused', async () => {
