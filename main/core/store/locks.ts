@@ -12,6 +12,13 @@ interface LockRecord {
 }
 
 /**
+ * The tokens of the locks held in this process, by any Store. A lock row of this process whose
+ * token is not here was released but could not be deleted (a full or read-only disk), or was
+ * left by a Store that closed without releasing: nobody holds it, and it is taken over.
+ */
+const liveTokens = new Set<string>()
+
+/**
  * Per-session writer locks, kept as rows of `session_locks` so every process that opens the file
  * sees them. Each acquisition gets its own token: a second Store in the same process, or a second
  * lock through the same Store, is refused like any other holder.
@@ -77,6 +84,7 @@ export class SessionLocks {
       })
       .immediate()
     this.held.set(sessionId, token)
+    liveTokens.add(token)
     let isReleased = false
     return () => {
       if (isReleased) return
@@ -93,11 +101,13 @@ export class SessionLocks {
   /**
    * Never throws: it runs while a session closes, often because the disk just refused a write,
    * and that failure is the one to report. A row it cannot delete (disk full, read-only, locked)
-   * stays held and is tried again at `releaseAll`; once this process has exited, the next
-   * opener takes it over as a dead holder's.
+   * stays held and is tried again at `releaseAll`; meanwhile a lock taken in this process takes
+   * it over (see `liveTokens`), and once this process has exited, any opener does.
    */
   private release(sessionId: string, token: string): void {
     if (this.held.get(sessionId) !== token) return
+    // Released from here on, whether or not its row can be deleted now.
+    liveTokens.delete(token)
     if (!this.db.open) {
       this.held.delete(sessionId)
       return
@@ -118,6 +128,7 @@ export class SessionLocks {
 
   private isGone(holder: LockRecord): boolean {
     if (holder.hostname !== this.host) return false
+    if (holder.pid === process.pid) return !liveTokens.has(holder.token)
     try {
       process.kill(holder.pid, 0)
       return false
