@@ -626,6 +626,12 @@ export const notifications = {
   }),
   /** A tool call waits for the user's answer (`approval/respond`). */
   'approval/request': ApprovalRequest,
+  /**
+   * A session's turn stopped because its log could not take a write (a full or read-only disk,
+   * a lock another program holds), or because of a bug: one sentence naming the cause and the
+   * fix. The session is closed; its next use opens it again and repairs the unfinished turn.
+   */
+  'session/failed': z.object({ sessionId: Id, message: z.string().min(1) }),
   /** Sessions were created, renamed, deleted, restored, or started or stopped running. */
   'sessions/changed': z.object({ sessionIds: z.array(Id) }),
   'settings/changed': SettingsView,

@@ -225,6 +225,11 @@ const notificationSamples: { [T in TopicName]: NotificationOf<T> } = {
   'session/event': { sessionId: 's1', event },
   'stream/delta': { sessionId: 's1', turn: 1, step: 2, kind: 'text', text: 'Hel' },
   'approval/request': approval,
+  'session/failed': {
+    sessionId: 's1',
+    message:
+      'The session stopped because its log could not be written: the disk holding /home/u/.bridle is full; free some space on it, then try again',
+  },
   'sessions/changed': { sessionIds: ['s1'] },
   'settings/changed': settingsView,
 }

@@ -28,10 +28,12 @@ export interface AppOptions extends ModelServerOptions {
   readonly contextWindow?: number
   /** `--model`; default the persona's model, else `scripted` (the scripted server's one model). */
   readonly model?: string
+  /** Added to serve's environment (a test seam such as BRIDLE_TEST_STORE_FAULT). */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
-  const { files, contextWindow, model: modelId, ...serverOptions } = opts
+  const { files, contextWindow, model: modelId, env, ...serverOptions } = opts
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-e2e-project-')))
   for (const [path, text] of Object.entries(
     files ?? { 'README.md': '# Demo\n', 'src/app.ts': 'export const answer = 41\n' },
@@ -40,15 +42,18 @@ export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
     writeFileSync(join(project, path), text)
   }
   const model = await startModelServer(serverOptions)
-  const serve = await startServeProcess([
-    '--project',
-    project,
-    '--base-url',
-    model.url,
-    '--model',
-    modelId ?? serverOptions.persona?.model ?? 'scripted',
-    ...(contextWindow === undefined ? [] : ['--context-window', String(contextWindow)]),
-  ])
+  const serve = await startServeProcess(
+    [
+      '--project',
+      project,
+      '--base-url',
+      model.url,
+      '--model',
+      modelId ?? serverOptions.persona?.model ?? 'scripted',
+      ...(contextWindow === undefined ? [] : ['--context-window', String(contextWindow)]),
+    ],
+    env,
+  )
   return {
     serve,
     model,

@@ -19,9 +19,13 @@ const repoRoot = join(import.meta.dirname, '..', '..')
 
 /**
  * Starts `bridle serve --port 0` as a real child process with a fresh data folder and waits for
- * the address it prints. The renderer must have been built (`npm run test:e2e` builds first).
+ * the address it prints, with `env` added to the environment. The renderer must have been built
+ * (`npm run test:e2e` builds first).
  */
-export async function startServeProcess(extraArgs: readonly string[] = []): Promise<ServeProcess> {
+export async function startServeProcess(
+  extraArgs: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
+): Promise<ServeProcess> {
   const home = mkdtempSync(join(tmpdir(), 'bridle-e2e-'))
   const child = spawn(
     process.execPath,
@@ -35,7 +39,7 @@ export async function startServeProcess(extraArgs: readonly string[] = []): Prom
       home,
       ...extraArgs,
     ],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
   )
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {

@@ -78,6 +78,24 @@ export class OpenSessions<Extra extends object> {
     return [...this.open.values()].map((entry) => entry.extra)
   }
 
+  /**
+   * Stops forwarding and closes one session, releasing its lock, so that its next use opens it
+   * again from the log (and repairs what was left open). Closing commits what is pending; a
+   * commit that fails again is the failure already reported, and is dropped.
+   */
+  close(sessionId: string): void {
+    const entry = this.open.get(sessionId)
+    if (!entry) return
+    this.stops.get(sessionId)?.()
+    this.stops.delete(sessionId)
+    this.open.delete(sessionId)
+    try {
+      entry.session.close()
+    } catch {
+      // Reported by whoever heard of the failure first; the lock is released all the same.
+    }
+  }
+
   /** Stops forwarding and closes every session (committing what is pending, releasing locks). */
   closeAll(): void {
     const failures: unknown[] = []

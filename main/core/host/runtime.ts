@@ -6,7 +6,9 @@
 import type { CompactionOutcome, ModelProfileView } from '../../../preload/contract.js'
 import { uncompactSession } from '../compaction/compactor.js'
 import type { CompactResult } from '../compaction/compactor.js'
+import { LogError } from '../log/index.js'
 import type { Session } from '../log/index.js'
+import { isStoreFailure } from '../store/index.js'
 import type { TurnEndReason } from '../log/events.js'
 import type { Config } from './config.js'
 import type { ApprovalRule } from '../tools/approvals.js'
@@ -349,14 +351,31 @@ class Runtime {
     if (!live.session.queuedInput().some((input) => input.wake)) return false
     live.run = agent.runUntilIdle().then(
       (outcomes) => this.runEnded(live, outcomes.at(-1)?.reason),
-      (error: unknown) => {
-        // The log refused a write mid-turn (the loop reports everything else as events).
-        console.error(`[bridle] the turn of session ${live.session.id} failed:`, error)
-        this.runEnded(live, 'error')
-      },
+      (error: unknown) => this.runFailed(live, error),
     )
     this.changed(live.session.id)
     return true
+  }
+
+  /**
+   * The log refused a write mid-turn (the loop reports everything else as events), so what the
+   * session holds in memory can no longer be trusted to match the file. The user hears why in one
+   * sentence; the session is closed, and its next use opens it again and repairs the open turn.
+   */
+  private runFailed(live: Live, error: unknown): void {
+    live.run = undefined
+    const sessionId = live.session.id
+    const storeFailure = error instanceof LogError && isStoreFailure(error.cause)
+    if (!storeFailure) console.error(`[bridle] the turn of session ${sessionId} failed:`, error)
+    const why = error instanceof Error ? error.message : String(error)
+    this.notify('session/failed', {
+      sessionId,
+      message: storeFailure
+        ? `The session stopped because its log could not be written: ${why}`
+        : `The session stopped because of an internal error: ${why}`,
+    })
+    this.sessions.close(sessionId)
+    this.changed(sessionId)
   }
 
   private runEnded(live: Live, reason: TurnEndReason | undefined): void {

@@ -253,6 +253,8 @@ export function createShellStore(api: BridleApi): {
       api.subscribe('approval/request', (request) =>
         dispatch(request.sessionId, { type: 'approval', request }),
       ),
+      // Said until dismissed: the turn ended without a turn/end the feed could show.
+      api.subscribe('session/failed', ({ message }) => set({ notice: message })),
       api.subscribe('sessions/changed', ({ sessionIds }) => {
         for (const sessionId of sessionIds) {
           void api.call('session/get', { sessionId }).then((result) => {
