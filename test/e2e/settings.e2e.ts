@@ -245,6 +245,9 @@ test("the open project's own defaults are saved for it and cleared back to the g
   await expect
     .poll(() => savedConfig()['projects'])
     .toEqual({ [app.project]: { model: 'lab-small' } })
+  // The form is drawn anew from the saved values (its Save then has nothing to save): wait for
+  // that before scrolling, or the scroll may hold the form that was just replaced.
+  await expect(own.getByRole('button', { name: 'Save project defaults' })).toBeDisabled()
   await own.scrollIntoViewIfNeeded()
   await page.screenshot({ path: 'test-results/settings-project.png' })
   // The global defaults are untouched, and emptying the project's fields removes its entry.
