@@ -78,6 +78,8 @@ export class SqliteStore implements Store {
   private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>
   private readonly fault: ArmedFault | undefined
   private idleCheckpoint: NodeJS.Timeout | undefined
+  /** The connection's busy_timeout as last set (openDatabase sets the default). */
+  private busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS
 
   constructor(
     private readonly db: Database.Database,
@@ -103,18 +105,26 @@ export class SqliteStore implements Store {
 
   write<T>(body: () => T, opts: WriteOptions = {}): T {
     const isOutermost = !this.db.inTransaction
-    const wait = isOutermost ? opts.busyWaitMs : undefined
-    if (wait !== undefined) this.db.pragma(`busy_timeout = ${wait}`)
+    const wait = opts.busyWaitMs ?? DEFAULT_BUSY_TIMEOUT_MS
+    if (isOutermost) this.waitForLocks(wait)
     let result: T
     try {
       result = this.transaction.immediate(body) as T
     } catch (error) {
-      throw classifyStoreFailure(error, this.path, wait ?? DEFAULT_BUSY_TIMEOUT_MS) ?? error
-    } finally {
-      if (wait !== undefined) this.db.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`)
+      throw classifyStoreFailure(error, this.path, wait) ?? error
     }
     if (!this.db.inTransaction) this.scheduleCheckpoint()
     return result
+  }
+
+  /**
+   * Sets how long the next write waits for another connection's lock. Only when it changes: the
+   * log's commits all ask for the same brief wait, and a pragma per commit costs ~10% of one.
+   */
+  private waitForLocks(ms: number): void {
+    if (this.busyTimeoutMs === ms) return
+    this.db.pragma(`busy_timeout = ${ms}`)
+    this.busyTimeoutMs = ms
   }
 
   private scheduleCheckpoint(): void {
@@ -203,6 +213,7 @@ export class SqliteStore implements Store {
   }
 
   lockSession(sessionId: string): () => void {
+    this.waitForLocks(DEFAULT_BUSY_TIMEOUT_MS)
     try {
       return this.locks.lock(sessionId)
     } catch (error) {
@@ -245,7 +256,7 @@ export class SqliteStore implements Store {
     this.idleCheckpoint = undefined
     // Both steps below are best-effort: blocking the exit for the full busy_timeout while another
     // program holds the database would buy nothing.
-    this.db.pragma(`busy_timeout = ${COMMIT_BUSY_WAIT_MS}`)
+    this.waitForLocks(COMMIT_BUSY_WAIT_MS)
     try {
       this.locks.releaseAll()
     } catch {

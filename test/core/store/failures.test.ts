@@ -112,7 +112,7 @@ describe("SQLite's own refusals, said plainly", () => {
     db.close()
   })
 
-  it('write() waits only busyWaitMs for another program, then restores the busy_timeout', async () => {
+  it('write() waits only busyWaitMs for another program', async () => {
     const store = storeIn(tempFolder())
     seedSession(store, 's', 1)
     await holdWriteLock(store.path, 20_000)
@@ -126,8 +126,18 @@ describe("SQLite's own refusals, said plainly", () => {
     expect(failure.code).toBe('STORE_BUSY')
     expect(failure.message).toContain('kept it locked for more than 100 ms')
     expect(isStoreFailure(failure)).toBe(true)
-    expect(store.pragmas().busy_timeout).toBe(5000)
     expect(store.getSession('s')?.nextSeq).toBe(1)
+  })
+
+  it('a write without busyWaitMs waits the full busy_timeout again', () => {
+    const store = storeIn(tempFolder())
+    seedSession(store, 's', 1)
+    store.write(() => store.appendEvents('s', [row('s', 1)], { messages: 0, at: 1 }), {
+      busyWaitMs: 100,
+    })
+    expect(store.pragmas().busy_timeout).toBe(100)
+    store.write(() => store.appendEvents('s', [row('s', 2)], { messages: 0, at: 2 }))
+    expect(store.pragmas().busy_timeout).toBe(5000)
   })
 })
 
