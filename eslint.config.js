@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint'
 /**
  * The layering of DESIGN.md section 1, enforced: the harness core never reaches for Electron, and
  * the renderer never reaches for Node, native modules or the main process. The renderer talks to
- * the core only through preload/contract.ts.
+ * the core only through protocol/contract.ts.
  */
 const coreRestrictions = {
   patterns: [
@@ -45,7 +45,7 @@ const rendererRestrictions = {
     },
     {
       group: ['**/main', '**/main/**', '**/preload/index', '**/preload/index.*'],
-      message: 'The renderer must not import main/ or the preload; import preload/contract only.',
+      message: 'The renderer must not import main/ or the preload; import protocol/ only.',
     },
   ],
 }

@@ -6,9 +6,9 @@
  */
 import { contextBridge, ipcRenderer } from 'electron'
 import type { IpcRendererEvent } from 'electron'
-import { callChannel, NOTIFY_CHANNEL } from './channels.js'
-import { isMethodName, isTopicName, methods } from './contract.js'
-import type { BridleApi, MethodName, Result } from './contract.js'
+import { callChannel, NOTIFY_CHANNEL } from '../protocol/channels.js'
+import { isMethodName, isTopicName, methods } from '../protocol/contract.js'
+import type { BridleApi, MethodName, Result } from '../protocol/contract.js'
 
 type Listener = (payload: unknown) => void
 type Invoke = (params: unknown) => Promise<Result<unknown>>

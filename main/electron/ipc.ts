@@ -1,10 +1,10 @@
 import { ipcMain } from 'electron'
 import type { IpcMainInvokeEvent, WebContents } from 'electron'
-import { isTopicName, methods } from '../../preload/contract.js'
-import type { MethodName, Result } from '../../preload/contract.js'
+import { isTopicName, methods } from '../../protocol/contract.js'
+import type { MethodName, Result } from '../../protocol/contract.js'
 import { checkPayloadSize, dispatchCall } from '../core/host/index.js'
 import type { Host } from '../core/host/index.js'
-import { callChannel, NOTIFY_CHANNEL } from '../../preload/channels.js'
+import { callChannel, NOTIFY_CHANNEL } from '../../protocol/channels.js'
 import { isAppUrl } from './urls.js'
 
 export interface IpcBinding {

@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { LogEvent } from '../../main/core/log/events.js'
-import { LogEvent as LogEventSchema } from '../../main/core/log/events.js'
+import type { LogEvent } from '../../protocol/events.js'
+import { LogEvent as LogEventSchema } from '../../protocol/events.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
 import { cliArgv, runCli } from '../fixtures/cli.js'
 import {

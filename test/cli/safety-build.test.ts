@@ -24,7 +24,7 @@ import {
   writeTree,
 } from './safety-fixture.js'
 import type { CliRun, Snapshot, World } from './safety-fixture.js'
-import type { LogEvent } from '../../main/core/log/events.js'
+import type { LogEvent } from '../../protocol/events.js'
 
 const sandbox = await sandboxHere('safety-build')
 

@@ -31,7 +31,7 @@ import {
   turnEnds,
 } from './safety-fixture.js'
 import type { CliRun, Snapshot, World } from './safety-fixture.js'
-import type { LogEvent } from '../../main/core/log/events.js'
+import type { LogEvent } from '../../protocol/events.js'
 
 /** How a form must end: refused by the judge, or run and stopped by the sandbox. */
 type Expected =

@@ -25,7 +25,7 @@ import {
   turnEnds,
 } from './safety-fixture.js'
 import type { CliRun, Snapshot, World } from './safety-fixture.js'
-import type { LogEvent } from '../../main/core/log/events.js'
+import type { LogEvent } from '../../protocol/events.js'
 
 const sandbox = await sandboxHere('safety-grants')
 

@@ -2,17 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { methods, notifications, resultSchema } from '../../preload/contract.js'
+import { methods, notifications, resultSchema } from '../../protocol/contract.js'
 import type {
   MethodName,
   ParamsOf,
   ResultOf,
   TopicName,
   NotificationOf,
-} from '../../preload/contract.js'
+} from '../../protocol/contract.js'
 import { boot, dispatchCall, HostError } from '../../main/core/host/index.js'
 import type { Host } from '../../main/core/host/index.js'
-import type { Result } from '../../preload/contract.js'
+import type { Result } from '../../protocol/contract.js'
 import { OLLAMA_CUT_REPORT } from '../fixtures/probe-samples.js'
 
 const errorOf = (result: Result<unknown>) => (result.ok ? undefined : result.error)

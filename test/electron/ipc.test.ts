@@ -1,7 +1,7 @@
 import type { WebContents } from 'electron'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { MAX_PAYLOAD_BYTES, methods, notifications } from '../../preload/contract.js'
-import type { Result } from '../../preload/contract.js'
+import { MAX_PAYLOAD_BYTES, methods, notifications } from '../../protocol/contract.js'
+import type { Result } from '../../protocol/contract.js'
 import { FakeWebContents, fakeHost, frame } from './fakes.js'
 import type { FakeFrame, FakeHost } from './fakes.js'
 
@@ -23,7 +23,7 @@ vi.mock('electron', () => ({
 }))
 
 const { bindIpc } = await import('../../main/electron/ipc.js')
-const { callChannel } = await import('../../preload/channels.js')
+const { callChannel } = await import('../../protocol/channels.js')
 
 const APP_URL = 'bridle://app/index.html'
 

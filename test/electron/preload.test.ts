@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { methods } from '../../preload/contract.js'
-import type { BridleApi } from '../../preload/contract.js'
+import { methods } from '../../protocol/contract.js'
+import type { BridleApi } from '../../protocol/contract.js'
 
 type NotifyListener = (event: unknown, message: unknown) => void
 

@@ -143,7 +143,7 @@ describe('the renderer must not import Node, native modules or main/', { timeout
 
   it('allows React and the bridge contract', async () => {
     const { text, restrictions } = await lintFixture('renderer-allowed.tsx', asRenderer)
-    for (const specifier of ['react', 'react-dom/client', '../../../../preload/contract.js']) {
+    for (const specifier of ['react', 'react-dom/client', '../../../../protocol/contract.js']) {
       expect(linesImporting(text, specifier)).toHaveLength(1)
     }
     expect(restrictions).toEqual([])

@@ -1,8 +1,8 @@
 import { createElement } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
-import { methods } from '../../preload/contract'
-import type { ApprovalRequest, BridleApi } from '../../preload/contract'
+import { methods } from '../../protocol/contract'
+import type { ApprovalRequest, BridleApi } from '../../protocol/contract'
 import { ApprovalPrompt } from '../../renderer/src/features/chat/approval-prompt'
 import {
   codeSpans,

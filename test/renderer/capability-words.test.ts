@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ProbeReport } from '../../preload/probe-report'
+import type { ProbeReport } from '../../protocol/probe-report'
 import { OLLAMA_CUT_REPORT, OLLAMA_PROFILE } from '../fixtures/probe-samples'
 import {
   capabilityRows,

@@ -4,7 +4,7 @@ import type {
   EventDto,
   ModelProfileView,
   SessionSummary,
-} from '../../preload/contract'
+} from '../../protocol/contract'
 import { OLLAMA_PROFILE } from '../fixtures/probe-samples'
 import {
   FEED_EVENT_TYPES,

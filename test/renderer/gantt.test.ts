@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { EventDto } from '../../preload/contract'
+import type { EventDto } from '../../protocol/contract'
 import { barsOverlap, layoutGantt } from '../../renderer/src/features/timeline/gantt'
 
 let nextSeq = 0

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RequestView } from '../../preload/contract'
+import type { RequestView } from '../../protocol/contract'
 import { diffRequests, previousRequestSeq } from '../../renderer/src/features/timeline/request-diff'
 import type { RequestMessage } from '../../renderer/src/features/timeline/request-diff'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { DiscoveredServer } from '../../preload/contract'
-import { Config } from '../../preload/settings'
+import type { DiscoveredServer } from '../../protocol/contract'
+import { Config } from '../../protocol/settings'
 import {
   describeRule,
   endpointIdWithUrl,

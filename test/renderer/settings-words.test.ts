@@ -9,7 +9,7 @@ import {
   toolSupportText,
   windowSourceText,
 } from '../../renderer/src/features/settings/words'
-import { Config } from '../../preload/settings'
+import { Config } from '../../protocol/settings'
 
 describe('settings words', () => {
   it('tells where a key comes from, never what it is', () => {

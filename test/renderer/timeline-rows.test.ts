@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { EventDto } from '../../preload/contract'
+import type { EventDto } from '../../protocol/contract'
 import { EventRows, matchesFilter } from '../../renderer/src/features/timeline/event-rows'
 import type { PageRequest } from '../../renderer/src/features/timeline/event-rows'
 

@@ -1,4 +1,4 @@
-import type { AssistantBlock } from '../log/events.js'
+import type { AssistantBlock } from '../../../protocol/events.js'
 import { messageOf } from '../log/messages.js'
 import type { Message } from '../log/messages.js'
 import type { Session } from '../log/session.js'

@@ -3,7 +3,7 @@
  * question is notified as `approval/request` and waits, listed in `pending`, until
  * `approval/respond` answers it or the turn's signal aborts it (a cancel, or the Host closing).
  */
-import type { ApprovalRequest as BridgeApprovalRequest } from '../../../preload/contract.js'
+import type { ApprovalRequest as BridgeApprovalRequest } from '../../../protocol/contract.js'
 import type { Session } from '../log/session.js'
 import type { ApprovalChannel, ApprovalDecision } from '../tools/approvals.js'
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Kernel } from '../kernel/index.js'
 import type { Plugin, Serial } from '../kernel/index.js'
-import type { TopicName, NotificationOf } from '../../../preload/contract.js'
+import type { TopicName, NotificationOf } from '../../../protocol/contract.js'
 import type { CallContext, Host, HostHandlers, NotificationSink } from './host.js'
 import { databasePath, openStore } from '../store/index.js'
 import type { Store } from '../store/index.js'

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
-import { isMethodName, MAX_PAYLOAD_BYTES, methods } from '../../../preload/contract.js'
-import type { BridgeError, FieldError, Result } from '../../../preload/contract.js'
+import { isMethodName, MAX_PAYLOAD_BYTES, methods } from '../../../protocol/contract.js'
+import type { BridgeError, FieldError, Result } from '../../../protocol/contract.js'
 import type { CallContext, Host } from './host.js'
 import { HostError } from './host.js'
 

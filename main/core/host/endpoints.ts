@@ -4,7 +4,7 @@
  * reading the credential store; no network here (listing models is the caller's business).
  */
 import { z } from 'zod'
-import type { EndpointInfo } from '../../../preload/contract.js'
+import type { EndpointInfo } from '../../../protocol/contract.js'
 import type { Config } from './config.js'
 import type { CredentialStore } from './credentials.js'
 import type { ProfileOverride } from '../models/profile.js'

@@ -6,7 +6,7 @@ import type {
   ParamsOf,
   ResultOf,
   TopicName,
-} from '../../../preload/contract.js'
+} from '../../../protocol/contract.js'
 
 /** Which transport a call arrived on; the Host may answer differently (e.g. `app/info`). */
 export interface CallContext {

@@ -16,7 +16,7 @@ import type { ProbedShape, ProfileOverride, ServerKind, ServerProfile } from '..
 import type { EndpointConfig, ModelAdapter } from '../models/types.js'
 import type { WindowSource } from '../tokens/window.js'
 import type { CapabilityRecord, CapabilityStore } from './capabilities.js'
-import { raiseWindowHint } from '../../../preload/probe-words.js'
+import { raiseWindowHint } from '../../../protocol/probe-words.js'
 import { configuredWindow } from './endpoints.js'
 import type { EndpointEntry } from './endpoints.js'
 

@@ -2,8 +2,8 @@
  * The sessions the runtime holds open for writing: one `Session` per id in this process, with
  * the writer lock, and its whitelisted events forwarded as `session/event` while it is open.
  */
-import { isForwardedEventType } from '../../../preload/contract.js'
-import type { EventDto, NotificationOf, TopicName } from '../../../preload/contract.js'
+import { isForwardedEventType } from '../../../protocol/contract.js'
+import type { EventDto, NotificationOf, TopicName } from '../../../protocol/contract.js'
 import { countsAsMessage, Session } from '../log/index.js'
 import type { LogEvent } from '../log/index.js'
 import type { Store } from '../store/index.js'

@@ -3,8 +3,8 @@
  * person reads: the CLI prints the card, the settings show the same facts (the renderer words
  * them from the report itself).
  */
-import type { ProbeReport } from '../../../preload/probe-report.js'
-import { probeRows, serverName } from '../../../preload/probe-words.js'
+import type { ProbeReport } from '../../../protocol/probe-report.js'
+import { probeRows, serverName } from '../../../protocol/probe-words.js'
 import type { ListModelsResult } from '../models/discovery.js'
 import { probeModel } from '../models/probe.js'
 import type { EndpointConfig } from '../models/types.js'

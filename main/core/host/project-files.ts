@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs'
-import type { ResultOf } from '../../../preload/contract.js'
+import type { ResultOf } from '../../../protocol/contract.js'
 import { resolveInsideProject } from '../workspace/paths.js'
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, isAbsolute, join } from 'node:path'
 import { z } from 'zod'
-import type { Project } from '../../../preload/contract.js'
+import type { Project } from '../../../protocol/contract.js'
 import { writeFileAtomic } from './files.js'
 import { HostError } from './host.js'
 

@@ -3,13 +3,13 @@
  * a `turn/send` returns at once), approvals over the bridge, and compaction on demand. Every
  * session it touches stays open for writing here until the Host closes: one writer per session.
  */
-import type { CompactionOutcome, ModelProfileView } from '../../../preload/contract.js'
+import type { CompactionOutcome, ModelProfileView } from '../../../protocol/contract.js'
 import { uncompactSession } from '../compaction/compactor.js'
 import type { CompactResult } from '../compaction/compactor.js'
 import { LogError } from '../log/index.js'
 import type { Session } from '../log/index.js'
 import { isStoreFailure } from '../store/index.js'
-import type { TurnEndReason } from '../log/events.js'
+import type { TurnEndReason } from '../../../protocol/events.js'
 import type { Config } from './config.js'
 import type { ApprovalRule } from '../tools/approvals.js'
 import { compactNow, sessionModelRef, sessionProjectDir, setupAgent } from './agent-setup.js'

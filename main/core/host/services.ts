@@ -3,8 +3,8 @@
  * groups: settings (config.json, endpoints, credentials, model resolution), the runtime (agents
  * of open sessions, approvals, compaction) and the session views (lists, tree, events, forks).
  */
-import type { ApprovalRequest, ModelProfileView } from '../../../preload/contract.js'
-import type { ProbeReport } from '../../../preload/probe-report.js'
+import type { ApprovalRequest, ModelProfileView } from '../../../protocol/contract.js'
+import type { ProbeReport } from '../../../protocol/probe-report.js'
 import type { Session } from '../log/session.js'
 import type { ModelConnection } from './model-connection.js'
 import type { Store } from '../store/index.js'

@@ -1,4 +1,4 @@
-import type { EventDto, ParamsOf, ResultOf } from '../../../preload/contract.js'
+import type { EventDto, ParamsOf, ResultOf } from '../../../protocol/contract.js'
 import type { EventRow, Store } from '../store/index.js'
 import type { SessionSummaries } from './sessions-summary.js'
 

@@ -1,4 +1,4 @@
-import type { ParamsOf, SessionSummary } from '../../../preload/contract.js'
+import type { ParamsOf, SessionSummary } from '../../../protocol/contract.js'
 import { forkSession } from '../log/fork.js'
 import { Session } from '../log/session.js'
 import { HostError } from './host.js'

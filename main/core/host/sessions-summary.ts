@@ -1,4 +1,4 @@
-import type { SessionSummary } from '../../../preload/contract.js'
+import type { SessionSummary } from '../../../protocol/contract.js'
 import { countsAsMessage } from '../log/index.js'
 import type { SessionRow, Store } from '../store/index.js'
 import { HostError } from './host.js'

@@ -1,5 +1,5 @@
-import type { FileChange, ResultOf } from '../../../preload/contract.js'
-import type { EventData } from '../log/events.js'
+import type { FileChange, ResultOf } from '../../../protocol/contract.js'
+import type { EventData } from '../../../protocol/events.js'
 import { rowToEvent } from '../log/rows.js'
 import type { SessionRow, Store } from '../store/index.js'
 import { isBinary } from '../workspace/line-diff.js'

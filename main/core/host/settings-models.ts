@@ -3,7 +3,7 @@
  * (`resolveModel`), and the methods that ask a server (`endpoint/test`, `model/list`,
  * `endpoint/discover`). A dead endpoint is an answer with a message, never a crash.
  */
-import type { DiscoveredServer, ModelInfo } from '../../../preload/contract.js'
+import type { DiscoveredServer, ModelInfo } from '../../../protocol/contract.js'
 import { discoverEndpoints, listModels } from '../models/discovery.js'
 import type { DiscoveredEndpoint, ListModelsResult } from '../models/discovery.js'
 import type { EndpointConfig, ModelInfo as CoreModelInfo } from '../models/types.js'
@@ -20,7 +20,7 @@ import {
   resolveApiKey,
 } from './endpoints.js'
 import type { EndpointEntry, EndpointPick } from './endpoints.js'
-import type { ProbeReport } from '../../../preload/probe-report.js'
+import type { ProbeReport } from '../../../protocol/probe-report.js'
 import { HostError } from './host.js'
 import { probeEndpointModel } from './probe-card.js'
 import { connectModel } from './model-connection.js'

@@ -5,7 +5,7 @@
  * never holds a key.
  */
 import { statSync } from 'node:fs'
-import type { SettingsView } from '../../../preload/contract.js'
+import type { SettingsView } from '../../../protocol/contract.js'
 import {
   Config,
   ConfigFileError,

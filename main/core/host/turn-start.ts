@@ -3,7 +3,7 @@
  * model unknown, the endpoint unreachable while resolving it): the input is logged anyway and
  * the turn it would have started ends at once with an `error` that says what to configure.
  */
-import type { ErrorCode } from '../../../preload/contract.js'
+import type { ErrorCode } from '../../../protocol/contract.js'
 import type { Session } from '../log/index.js'
 import { HostError } from './host.js'
 

@@ -1,6 +1,6 @@
 import { LogError } from './errors.js'
-import { EVENT_VERSION, eventData, isEventType } from './events.js'
-import type { EventDataInput, EventType, LogEvent, LogEventOf } from './events.js'
+import { EVENT_VERSION, eventData, isEventType } from '../../../protocol/events.js'
+import type { EventDataInput, EventType, LogEvent, LogEventOf } from '../../../protocol/events.js'
 import { assertPlainJson, deepFreeze } from './freeze.js'
 import type { Lifecycle } from './lifecycle.js'
 

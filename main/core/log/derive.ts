@@ -1,5 +1,5 @@
-import { MODEL_VISIBLE } from './events.js'
-import type { LogEvent } from './events.js'
+import { MODEL_VISIBLE } from '../../../protocol/events.js'
+import type { LogEvent } from '../../../protocol/events.js'
 import { messageOf, systemMessageOf } from './messages.js'
 import type { Message } from './messages.js'
 import { Surface } from './surface.js'

@@ -9,7 +9,7 @@ import { z } from 'zod'
 import type { EventRow, Store } from '../store/types.js'
 import { StoreError } from '../store/types.js'
 import { LogError } from './errors.js'
-import type { EventDataInput, EventType, LogEvent, SessionId } from './events.js'
+import type { EventDataInput, EventType, LogEvent, SessionId } from '../../../protocol/events.js'
 import { rowToEvent } from './rows.js'
 import { Session } from './session.js'
 

@@ -3,7 +3,7 @@ import type { EventRow, Store } from '../store/types.js'
 import { StoreError } from '../store/types.js'
 import { buildEvent } from './build.js'
 import { LogError } from './errors.js'
-import type { EventDataInput, EventType, LogEvent, SessionId } from './events.js'
+import type { EventDataInput, EventType, LogEvent, SessionId } from '../../../protocol/events.js'
 import { Lifecycle } from './lifecycle.js'
 import { eventToRow, rowToEvent } from './rows.js'
 

@@ -1,4 +1,4 @@
-export * from './events.js'
+export * from '../../../protocol/events.js'
 export { LogError } from './errors.js'
 export type { LogErrorCode } from './errors.js'
 export { Session } from './session.js'

@@ -1,6 +1,6 @@
 import { LogError } from './errors.js'
-import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './events.js'
-import type { EventDataInput, EventType, LogEvent } from './events.js'
+import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../../protocol/events.js'
+import type { EventDataInput, EventType, LogEvent } from '../../../protocol/events.js'
 
 type CallStatus = 'proposed' | 'called' | 'done'
 

@@ -1,4 +1,4 @@
-import type { AssistantBlock, LogEvent } from './events.js'
+import type { AssistantBlock, LogEvent } from '../../../protocol/events.js'
 import { deepFreeze } from './freeze.js'
 import type { SurfaceNode } from './surface.js'
 

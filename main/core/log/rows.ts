@@ -1,8 +1,8 @@
 import { searchTextOf } from '../store/search-text.js'
 import type { EventRow } from '../store/types.js'
 import { LogError } from './errors.js'
-import { EVENT_VERSION, eventData, isEventType } from './events.js'
-import type { LogEvent } from './events.js'
+import { EVENT_VERSION, eventData, isEventType } from '../../../protocol/events.js'
+import type { LogEvent } from '../../../protocol/events.js'
 import { deepFreeze } from './freeze.js'
 
 /**

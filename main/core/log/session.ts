@@ -5,8 +5,14 @@ import type { EventRow, SessionRow, Store } from '../store/types.js'
 import { StoreError } from '../store/types.js'
 import { buildEvent } from './build.js'
 import { LogError } from './errors.js'
-import { countsAsMessage } from './events.js'
-import type { EventDataInput, EventType, LogEvent, LogEventOf, SessionId } from './events.js'
+import { countsAsMessage } from '../../../protocol/events.js'
+import type {
+  EventDataInput,
+  EventType,
+  LogEvent,
+  LogEventOf,
+  SessionId,
+} from '../../../protocol/events.js'
 import { Lifecycle } from './lifecycle.js'
 import type { CallProcess } from './lifecycle.js'
 import { MessageCache, systemMessageOf } from './messages.js'

@@ -1,4 +1,4 @@
-import type { LogEvent, WireSettings } from './events.js'
+import type { LogEvent, WireSettings } from '../../../protocol/events.js'
 
 const clip = (text: string, max = 80): string => {
   const line = text.replace(/\s+/g, ' ').trim()

@@ -7,7 +7,7 @@ import type {
   TokenEstimate,
   ToolCallBlock,
   TurnEndReason,
-} from '../log/events.js'
+} from '../../../protocol/events.js'
 import { deepFreeze } from '../log/freeze.js'
 import type { Session } from '../log/session.js'
 import type {

@@ -1,4 +1,4 @@
-import type { AssistantBlock, ChunkDelta } from '../log/events.js'
+import type { AssistantBlock, ChunkDelta } from '../../../protocol/events.js'
 import type { StreamPart, Usage } from '../models/types.js'
 
 /**

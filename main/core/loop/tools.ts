@@ -1,4 +1,4 @@
-import type { ToolCallBlock } from '../log/events.js'
+import type { ToolCallBlock } from '../../../protocol/events.js'
 import type { Session } from '../log/session.js'
 import type { ToolSpec } from '../models/types.js'
 

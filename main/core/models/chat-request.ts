@@ -8,8 +8,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions'
-import { DEFAULT_WIRE } from '../log/events.js'
-import type { WireSettings } from '../log/events.js'
+import { DEFAULT_WIRE } from '../../../protocol/events.js'
+import type { WireSettings } from '../../../protocol/events.js'
 import type { Message } from '../log/messages.js'
 import { textModeMessages } from './text-tools.js'
 import type { ModelRequest } from './types.js'

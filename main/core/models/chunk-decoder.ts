@@ -14,7 +14,7 @@
  * the text is left as it was written.
  */
 import { randomUUID } from 'node:crypto'
-import type { FinishReason } from '../log/events.js'
+import type { FinishReason } from '../../../protocol/events.js'
 import { isRecord } from './model-errors.js'
 import { TextCallStream } from './text-call-stream.js'
 import { ThinkTagSplitter } from './think-tags.js'

@@ -10,7 +10,7 @@
  * `done_reason`, `prompt_eval_count` and `eval_count`; an error after the stream started is a
  * line `{"error": "..."}`. Tool results go back as `role: "tool"` with `tool_name`.
  */
-import { DEFAULT_WIRE } from '../log/events.js'
+import { DEFAULT_WIRE } from '../../../protocol/events.js'
 import type { Message } from '../log/messages.js'
 import { isRecord } from './model-errors.js'
 import { textModeMessages } from './text-tools.js'

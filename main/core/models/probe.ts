@@ -14,7 +14,7 @@
  *
  * Never throws: a failed step is a line in the report.
  */
-import type { ProbeReport } from '../../../preload/probe-report.js'
+import type { ProbeReport } from '../../../protocol/probe-report.js'
 import { estimateTokens } from '../tokens/estimate.js'
 import { detectTruncation } from '../tokens/window.js'
 import type { ListModelsResult } from './discovery.js'

@@ -5,8 +5,8 @@
  * and from config.json, in that order of strength, and it changes when the server refuses a
  * shape in words we recognise (refusals.ts).
  */
-import { DEFAULT_WIRE } from '../log/events.js'
-import type { WireSettings } from '../log/events.js'
+import { DEFAULT_WIRE } from '../../../protocol/events.js'
+import type { WireSettings } from '../../../protocol/events.js'
 import { recognizeRefusal } from './refusals.js'
 import type { ModelError } from './types.js'
 

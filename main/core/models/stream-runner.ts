@@ -4,7 +4,7 @@
  * ending with exactly one `finish` or `error` part. An adapter gives it a way to open the stream
  * (chunks in the OpenAI shape, whatever the server spoke) and to classify what it throws.
  */
-import type { WireSettings } from '../log/events.js'
+import type { WireSettings } from '../../../protocol/events.js'
 import { ChunkDecoder } from './chunk-decoder.js'
 import { describeEndpoint, modelError } from './model-errors.js'
 import { adaptToRefusal } from './profile.js'

@@ -3,7 +3,7 @@
  * into a wire protocol; the loop never sees a vendor type. Provider failures are data: a stream
  * ends with a `finish` part, or with an `error` part, and never throws.
  */
-import type { FinishReason, WireSettings } from '../log/events.js'
+import type { FinishReason, WireSettings } from '../../../protocol/events.js'
 import type { Message } from '../log/messages.js'
 
 export interface ToolSpec {

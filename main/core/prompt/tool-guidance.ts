@@ -1,4 +1,4 @@
-import { TOOL_OUTCOME_UNKNOWN } from '../log/events.js'
+import { TOOL_OUTCOME_UNKNOWN } from '../../../protocol/events.js'
 import { DEFAULT_OUTPUT_CAP_BYTES } from '../tools/spill.js'
 import { SECTION_ORDER } from './sections.js'
 import type { SectionContribution } from './sections.js'

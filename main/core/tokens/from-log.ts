@@ -5,7 +5,7 @@
  * sample the loop found cut by the server (CONTEXT_TRUNCATED_BY_SERVER, logged right after the
  * message) is left out, as it was when the session ran.
  */
-import type { LogEvent } from '../log/events.js'
+import type { LogEvent } from '../../../protocol/events.js'
 import type { Message } from '../log/messages.js'
 import type { ToolSpec } from '../models/types.js'
 import { Calibration } from './calibration.js'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { Kernel, Waterfall } from '../kernel/index.js'
-import type { EventDataInput, JsonValue, ToolCallBlock } from '../log/events.js'
+import type { EventDataInput, JsonValue, ToolCallBlock } from '../../../protocol/events.js'
 import type { Session } from '../log/session.js'
 import { isAborted } from '../loop/agent.js'
 import type { ToolRunContext, ToolRunner } from '../loop/tools.js'

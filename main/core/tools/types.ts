@@ -4,7 +4,7 @@
  * tools themselves only validate what their schema cannot express and do the work.
  */
 import type { z } from 'zod'
-import type { JsonValue } from '../log/events.js'
+import type { JsonValue } from '../../../protocol/events.js'
 
 /** What a call does to the world, for approval policies. */
 export type ToolKind = 'read' | 'edit' | 'execute' | 'other'

@@ -1,6 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import type { EventData } from '../log/events.js'
+import type { EventData } from '../../../protocol/events.js'
 import { countLineChanges, countLines, isBinary } from './line-diff.js'
 import type { SnapshotStore } from './snapshot.js'
 import { formatUnifiedDiff } from './unified-diff.js'

@@ -1,6 +1,6 @@
 // First: configures zod before the contract's schemas are built (see zod-config.ts).
 import './zod-config'
-import type { BridleApi } from '../../../preload/contract'
+import type { BridleApi } from '../../../protocol/contract'
 import { createIpcClient } from './ipc-client'
 import { confineLinks } from './links'
 import { createWebSocketClient } from './ws-client'

@@ -1,4 +1,4 @@
-import type { BridleApi } from '../../../preload/contract'
+import type { BridleApi } from '../../../protocol/contract'
 import { checkNotification, checkResult } from './validate'
 
 /** The Electron transport: `window.bridle` from the preload, wrapped with result validation. */

@@ -1,11 +1,11 @@
-import { methods, notifications, resultSchema } from '../../../preload/contract'
+import { methods, notifications, resultSchema } from '../../../protocol/contract'
 import type {
   MethodName,
   NotificationOf,
   Result,
   ResultOf,
   TopicName,
-} from '../../../preload/contract'
+} from '../../../protocol/contract'
 
 /**
  * The renderer trusts nothing it receives: every result and notification is parsed with the

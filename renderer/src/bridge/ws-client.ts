@@ -1,5 +1,5 @@
-import { isTopicName, WireMessage } from '../../../preload/contract'
-import type { BridleApi, Result, TopicName } from '../../../preload/contract'
+import { isTopicName, WireMessage } from '../../../protocol/contract'
+import type { BridleApi, Result, TopicName } from '../../../protocol/contract'
 import { checkNotification, checkResult } from './validate'
 
 interface Pending {

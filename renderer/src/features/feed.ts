@@ -11,7 +11,7 @@ import type {
   ModelProfileView,
   NotificationOf,
   SessionSummary,
-} from '../../../preload/contract'
+} from '../../../protocol/contract'
 
 export type StreamDelta = NotificationOf<'stream/delta'>
 

@@ -8,14 +8,14 @@
  * event is known to be in `events`: a notification past it means events were missed (or were
  * chunks, which are never forwarded), so the store fetches `[coveredTo, that seq)` to be sure.
  */
-import { FORWARDED_EVENT_TYPES } from '../../../preload/contract'
+import { FORWARDED_EVENT_TYPES } from '../../../protocol/contract'
 import type {
   ApprovalRequest,
   EventDto,
   ModelProfileView,
   NotificationOf,
   SessionSummary,
-} from '../../../preload/contract'
+} from '../../../protocol/contract'
 
 export type StreamDelta = NotificationOf<'stream/delta'>
 /** What `session/get` answers. */

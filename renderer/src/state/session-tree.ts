@@ -3,7 +3,7 @@
  * `session/list` paged in plus what `sessions/changed` updated; a fork whose parent is not in the
  * list (not paged in yet, or in the trash) is shown as a root and still names its parent.
  */
-import type { SessionSummary } from '../../../preload/contract'
+import type { SessionSummary } from '../../../protocol/contract'
 
 export interface SessionNode {
   readonly session: SessionSummary

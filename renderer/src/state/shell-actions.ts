@@ -3,7 +3,7 @@
  * each a few bridge calls whose results go back into the state. Split from shell-store.ts,
  * which owns the state's shape, the feed's syncing and the notifications.
  */
-import type { BridgeError, BridleApi, SessionSummary } from '../../../preload/contract'
+import type { BridgeError, BridleApi, SessionSummary } from '../../../protocol/contract'
 import type { SessionDetails } from './feed-reducer'
 import { initialFeed } from './feed-reducer'
 import { upsertSessions } from './session-tree'

@@ -4,7 +4,7 @@
  */
 import { createContext, useContext } from 'react'
 import { useStore } from 'zustand'
-import type { BridleApi } from '../../../preload/contract'
+import type { BridleApi } from '../../../protocol/contract'
 import type { BridgeKind } from '../bridge'
 import type { ShellState, ShellStore } from './shell-store'
 

@@ -17,7 +17,7 @@ import type {
   Result,
   ResultOf,
   SessionSummary,
-} from '../../../preload/contract'
+} from '../../../protocol/contract'
 import type { DrawerPanel } from '../features/feed'
 import { FEED_EVENT_TYPES, gapStart, reduceFeed } from './feed-reducer'
 import type { FeedAction, FeedState, SessionDetails } from './feed-reducer'

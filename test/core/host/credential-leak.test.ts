@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { NotificationOf, ParamsOf, ResultOf, MethodName } from '../../../preload/contract.js'
+import type { NotificationOf, ParamsOf, ResultOf, MethodName } from '../../../protocol/contract.js'
 import { boot, dispatchCall } from '../../../main/core/host/index.js'
 import type { Host } from '../../../main/core/host/index.js'
 import { exportLines } from '../../../main/core/log/export.js'

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { MethodName, NotificationOf, ParamsOf, ResultOf } from '../../../preload/contract.js'
+import type { MethodName, NotificationOf, ParamsOf, ResultOf } from '../../../protocol/contract.js'
 import { boot, dispatchCall } from '../../../main/core/host/index.js'
 import type { Host } from '../../../main/core/host/index.js'
 import { llamaCppNoJinja, ollamaNew } from '../../fixtures/model-server/persona-catalog.js'

@@ -17,7 +17,7 @@ import type {
   NotificationOf,
   ParamsOf,
   ResultOf,
-} from '../../../preload/contract.js'
+} from '../../../protocol/contract.js'
 import { boot, dispatchCall } from '../../../main/core/host/index.js'
 import type { Host } from '../../../main/core/host/index.js'
 import { sessionHandlers } from '../../../main/core/host/sessions.js'

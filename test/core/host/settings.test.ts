@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { NotificationOf, Result, TopicName } from '../../../preload/contract.js'
+import type { NotificationOf, Result, TopicName } from '../../../protocol/contract.js'
 import { boot, dispatchCall, HostError } from '../../../main/core/host/index.js'
 import type { BootOptions, Host } from '../../../main/core/host/index.js'
 import type { HostContext, SecretBox, SettingsService } from '../../../main/core/host/services.js'

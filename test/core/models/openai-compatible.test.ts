@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createOpenAiCompatibleAdapter } from '../../../main/core/models/openai-compatible.js'
 import { MISSING_TOOL_NAME } from '../../../main/core/models/chunk-decoder.js'
-import { DEFAULT_WIRE } from '../../../main/core/log/events.js'
+import { DEFAULT_WIRE } from '../../../protocol/events.js'
 import { DEFAULT_PROFILE } from '../../../main/core/models/profile.js'
 import type { ModelAdapter } from '../../../main/core/models/types.js'
 import { startModelServer } from '../../fixtures/model-server/server.js'

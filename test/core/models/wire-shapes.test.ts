@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_WIRE } from '../../../main/core/log/events.js'
-import type { WireSettings } from '../../../main/core/log/events.js'
+import { DEFAULT_WIRE } from '../../../protocol/events.js'
+import type { WireSettings } from '../../../protocol/events.js'
 import type { Message } from '../../../main/core/log/messages.js'
 import {
   REASONING_PLACEHOLDER,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { LogEvent } from '../../../main/core/log/events.js'
+import type { LogEvent } from '../../../protocol/events.js'
 import type { Session } from '../../../main/core/log/index.js'
 import {
   calibrationFromLog,

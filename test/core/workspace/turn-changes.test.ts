@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { eventData } from '../../../main/core/log/events.js'
+import { eventData } from '../../../protocol/events.js'
 import { SnapshotStore } from '../../../main/core/workspace/snapshot.js'
 import { TurnChanges } from '../../../main/core/workspace/turn-changes.js'
 import type { WorkspaceDiffFile } from '../../../main/core/workspace/turn-changes.js'

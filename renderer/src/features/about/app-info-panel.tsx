@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { AppInfoResult, BridgeError, BridleApi } from '../../../../preload/contract'
+import type { AppInfoResult, BridgeError, BridleApi } from '../../../../protocol/contract'
 
 type State =
   | { status: 'loading' }

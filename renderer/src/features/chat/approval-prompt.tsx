@@ -1,5 +1,5 @@
 import { useId, useState } from 'react'
-import type { ApprovalRequest, BridleApi } from '../../../../preload/contract'
+import type { ApprovalRequest, BridleApi } from '../../../../protocol/contract'
 import { codeSpans, grantChoices, respondParams } from './approval-words'
 import type { ApprovalAnswer, GrantChoice } from './approval-words'
 import { sentence } from './format'

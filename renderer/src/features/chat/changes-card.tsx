@@ -1,5 +1,5 @@
 import { memo, useEffect, useMemo } from 'react'
-import type { BridleApi, FileChange } from '../../../../preload/contract'
+import type { BridleApi, FileChange } from '../../../../protocol/contract'
 import { rowsOfPatch } from './diff-lines'
 import { DiffView } from './diff-view'
 import type { ChatItem, FileSummary } from './items'

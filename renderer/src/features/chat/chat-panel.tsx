@@ -1,7 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { KeyboardEvent } from 'react'
-import type { ApprovalRequest } from '../../../../preload/contract'
+import type { ApprovalRequest } from '../../../../protocol/contract'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'

@@ -1,5 +1,5 @@
 import { memo } from 'react'
-import type { ApprovalRequest } from '../../../../preload/contract'
+import type { ApprovalRequest } from '../../../../protocol/contract'
 import { ChangesCard } from './changes-card'
 import type { ChatItem } from './items'
 import { AssistantMessage, ContextRow, StreamingMessage, UserMessage } from './messages'

@@ -1,5 +1,5 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 import type { DrawerPanel } from '../feed'
 import { sentence } from './format'
 import { latestServerCut } from './items'

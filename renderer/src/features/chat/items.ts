@@ -8,13 +8,13 @@
  * the last seq that changed it, so `stabilizeItems` can keep unchanged items identical between
  * projections and memoised rows do not re-render.
  */
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 import type { StreamDelta } from '../feed'
 import type { DecidedBy } from './approval-words'
 import { num, record } from './read-data'
 import type { Data } from './read-data'
 
-/** Codes the log writes when it closes calls a crash left open (main/core/log/events.ts). */
+/** Codes the log writes when it closes calls a crash left open (protocol/events.ts). */
 export const TOOL_OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
 export const TOOL_NOT_STARTED = 'TOOL_NOT_STARTED'
 /** The loop's alarm when a server counted less of the prompt than was sent (main/core/tokens/window.ts). */

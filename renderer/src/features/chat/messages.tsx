@@ -1,6 +1,6 @@
 import { memo, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
-import type { BridleApi } from '../../../../preload/contract'
+import type { BridleApi } from '../../../../protocol/contract'
 import type { DrawerPanel } from '../feed'
 import type { ChatItem } from './items'
 import { MarkdownText } from './markdown'

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react'
-import type { ModelProfileView } from '../../../../preload/contract'
+import type { ModelProfileView } from '../../../../protocol/contract'
 import { CapabilityCard } from '../settings/capability-card'
 import type { DrawerPanel } from '../feed'
 import { badgeServer, profileFacts, profileQuirks, profileServer } from './profile-words'

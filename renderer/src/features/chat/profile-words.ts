@@ -2,8 +2,8 @@
  * A session's model profile (`session/get`'s `profile`) in words: the badge's few (the model,
  * its server, and only what is unusual) and the panel's facts. Pure, so tests pin them.
  */
-import type { ModelProfileView } from '../../../../preload/contract'
-import { serverName } from '../../../../preload/probe-words'
+import type { ModelProfileView } from '../../../../protocol/contract'
+import { serverName } from '../../../../protocol/probe-words'
 import { windowSourceText } from '../settings/words'
 
 /**

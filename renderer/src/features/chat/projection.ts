@@ -3,7 +3,7 @@
  * items.ts). One pass in log order; a tool call's later events (approval, `tool/call`,
  * `tool/result`, the turn's end) update its item in place, where the model asked for it.
  */
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 import { decidedBy } from './approval-words'
 import { stabilizeItems, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './items'
 import type { ChatItem, FileSummary, ToolCallView, ToolStatus, Usage } from './items'

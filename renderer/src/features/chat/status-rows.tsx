@@ -1,5 +1,5 @@
 import { memo } from 'react'
-import type { BridleApi } from '../../../../preload/contract'
+import type { BridleApi } from '../../../../protocol/contract'
 import type { DrawerPanel } from '../feed'
 import {
   errorHint,

@@ -1,5 +1,5 @@
 import { memo, useEffect, useState } from 'react'
-import type { ApprovalRequest, BridleApi } from '../../../../preload/contract'
+import type { ApprovalRequest, BridleApi } from '../../../../protocol/contract'
 import { ApprovalPrompt, CodeText } from './approval-prompt'
 import { decisionNote } from './approval-words'
 import { compactArgs, formatDuration, sentence, STATUS_LABEL, toolErrorText } from './format'

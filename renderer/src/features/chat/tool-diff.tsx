@@ -1,5 +1,5 @@
 import { useMemo } from 'react'
-import type { BridleApi } from '../../../../preload/contract'
+import type { BridleApi } from '../../../../protocol/contract'
 import { rowsOfChange, rowsOfPatch } from './diff-lines'
 import { DiffView } from './diff-view'
 import type { ToolCallView } from './items'

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import type { BridleApi } from '../../../../preload/contract'
+import type { BridleApi } from '../../../../protocol/contract'
 
 /** What a card shows before "more": enough to see how a command went, little enough to scroll past. */
 const PREVIEW_LINES = 10

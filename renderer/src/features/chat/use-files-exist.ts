@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { BridleApi } from '../../../../preload/contract'
+import type { BridleApi } from '../../../../protocol/contract'
 
 /**
  * Which of `paths` exist (file or folder) in the session's project now (`project/files-exist`), asked once per

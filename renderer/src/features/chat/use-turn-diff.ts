@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react'
-import type { BridleApi, FileChange } from '../../../../preload/contract'
+import type { BridleApi, FileChange } from '../../../../protocol/contract'
 
 export type TurnDiffState =
   | { readonly status: 'idle' }

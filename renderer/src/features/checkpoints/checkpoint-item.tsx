@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import Markdown from 'react-markdown'
 import remarkGfm from 'remark-gfm'
-import type { BridleApi } from '../../../../preload/contract'
+import type { BridleApi } from '../../../../protocol/contract'
 import { formatTime } from '../timeline/event-table'
 import type { Checkpoint } from './checkpoints'
 import { savedPercent } from './checkpoints'

@@ -3,7 +3,7 @@
  * `compaction/checkpoint` with its range and savings, marked undone when a later
  * `compaction/undone` names it. Pure, so the panel only renders.
  */
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 
 export interface Checkpoint {
   readonly seq: number

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react'
-import type { CompactionOutcome } from '../../../../preload/contract'
+import type { CompactionOutcome } from '../../../../protocol/contract'
 import type { SessionPanelProps } from '../feed'
 import { CheckpointItem } from './checkpoint-item'
 import { listCheckpoints } from './checkpoints'

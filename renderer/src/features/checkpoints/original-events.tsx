@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { BridleApi, EventDto } from '../../../../preload/contract'
+import type { BridleApi, EventDto } from '../../../../protocol/contract'
 import { summarizeEvent } from '../timeline/event-summary'
 
 const PAGE = 500

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import type { BridleApi, DiscoveredServer } from '../../../../preload/contract'
+import type { BridleApi, DiscoveredServer } from '../../../../protocol/contract'
 import { endpointIdWithUrl, withDiscoveredServer } from '../settings/config-edit'
 import { DiscoveredServers } from '../settings/discovered-servers'
 import { FormErrors } from '../settings/field'

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { SubmitEvent } from 'react'
-import type { BridleApi, FieldError } from '../../../../preload/contract'
+import type { BridleApi, FieldError } from '../../../../protocol/contract'
 import { withDefaultEndpoint } from '../settings/config-edit'
 import type { EndpointDraft } from '../settings/config-edit'
 import { Field, FormErrors } from '../settings/field'

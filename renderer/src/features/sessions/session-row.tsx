@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import type { SessionSummary } from '../../../../preload/contract'
+import type { SessionSummary } from '../../../../protocol/contract'
 import { formatAge, sessionTitle } from '../../state/session-tree'
 import { useShell } from '../../state/shell-context'
 import { ForkIcon, PencilIcon, TrashIcon } from './icons'

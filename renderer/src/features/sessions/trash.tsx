@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { SessionSummary } from '../../../../preload/contract'
+import type { SessionSummary } from '../../../../protocol/contract'
 import { formatAge, sessionTitle } from '../../state/session-tree'
 import { useShell, useShellContext } from '../../state/shell-context'
 

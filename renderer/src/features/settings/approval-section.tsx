@@ -1,5 +1,5 @@
 import { useId, useState } from 'react'
-import type { FieldError, SettingsView } from '../../../../preload/contract'
+import type { FieldError, SettingsView } from '../../../../protocol/contract'
 import { describeRule, ruleTargetLines, withApprovalMode, withoutApprovalRule } from './config-edit'
 import type { ApprovalMode } from './config-edit'
 import { placeFieldErrors, ruleTargets } from './field-errors'

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
-import type { ProbeReport } from '../../../../preload/probe-report'
-import { serverName } from '../../../../preload/probe-words'
+import type { ProbeReport } from '../../../../protocol/probe-report'
+import { serverName } from '../../../../protocol/probe-words'
 import { capabilityRows, hasWarnings, sinceText, tookText } from './capability-words'
 import './capability-card.css'
 

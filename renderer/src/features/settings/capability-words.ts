@@ -2,8 +2,8 @@
  * A capability report as the card shows it: the rows `probeRows` words (the same the CLI prints),
  * each marked when it is a warning, and when the test ran. Pure, so tests pin the words.
  */
-import type { ProbeReport } from '../../../../preload/probe-report'
-import { probeRows } from '../../../../preload/probe-words'
+import type { ProbeReport } from '../../../../protocol/probe-report'
+import { probeRows } from '../../../../protocol/probe-words'
 
 export interface CapabilityRow {
   readonly label: string

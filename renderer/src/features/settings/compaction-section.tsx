@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { SubmitEvent } from 'react'
-import type { FieldError, SettingsView } from '../../../../preload/contract'
+import type { FieldError, SettingsView } from '../../../../protocol/contract'
 import { withCompaction } from './config-edit'
 import { COMPACTION_TARGETS, parseCompactionText, placeFieldErrors } from './field-errors'
 import type { CompactionField, FieldMessages } from './field-errors'

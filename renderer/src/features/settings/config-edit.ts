@@ -4,9 +4,9 @@
  * fields the forms do not show (an endpoint's `models` windows, `limits`, `compaction.model`)
  * travel back exactly as they were read.
  */
-import { Config } from '../../../../preload/settings'
-import type { ApprovalRuleConfig } from '../../../../preload/settings'
-import type { DiscoveredServer } from '../../../../preload/contract'
+import { Config } from '../../../../protocol/settings'
+import type { ApprovalRuleConfig } from '../../../../protocol/settings'
+import type { DiscoveredServer } from '../../../../protocol/contract'
 
 export type EndpointConfig = Config['endpoints'][string]
 export type ApprovalMode = Config['approval']

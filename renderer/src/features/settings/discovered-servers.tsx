@@ -1,4 +1,4 @@
-import type { DiscoveredServer } from '../../../../preload/contract'
+import type { DiscoveredServer } from '../../../../protocol/contract'
 import { modelsSummary, serverKindName } from './words'
 
 export interface DiscoveredServersProps {

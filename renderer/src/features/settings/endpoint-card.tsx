@@ -1,6 +1,6 @@
 import { useState } from 'react'
-import type { BridleApi, EndpointInfo } from '../../../../preload/contract'
-import type { Config } from '../../../../preload/settings'
+import type { BridleApi, EndpointInfo } from '../../../../protocol/contract'
+import type { Config } from '../../../../protocol/settings'
 import { withDefaults, withoutEndpoint } from './config-edit'
 import { EndpointForm } from './endpoint-form'
 import { KeyForm } from './key-form'

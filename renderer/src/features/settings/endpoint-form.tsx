@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { SubmitEvent } from 'react'
-import type { BridleApi, FieldError } from '../../../../preload/contract'
+import type { BridleApi, FieldError } from '../../../../protocol/contract'
 import { withEndpoint } from './config-edit'
 import type { EndpointDraft } from './config-edit'
 import { checkEndpointDraft, endpointTargets, hasErrors, placeFieldErrors } from './field-errors'

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import type { BridleApi, DiscoveredServer, SettingsView } from '../../../../preload/contract'
+import type { BridleApi, DiscoveredServer, SettingsView } from '../../../../protocol/contract'
 import { endpointIdWithUrl, withDiscoveredServer } from './config-edit'
 import { DefaultsForm } from './defaults-form'
 import { DiscoveredServers } from './discovered-servers'

@@ -7,7 +7,7 @@
  * The client-side checks here catch only the obvious (an address that is not a URL) before a
  * round trip; the server stays the authority and its errors land in the same places.
  */
-import type { FieldError } from '../../../../preload/contract'
+import type { FieldError } from '../../../../protocol/contract'
 
 /** Messages by a form's own input names. */
 export type FieldMessages<K extends string> = Partial<Record<K, string>>

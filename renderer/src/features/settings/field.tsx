@@ -1,6 +1,6 @@
 import { useId } from 'react'
 import type { ReactNode } from 'react'
-import type { FieldError } from '../../../../preload/contract'
+import type { FieldError } from '../../../../protocol/contract'
 
 /** What an input needs to be labelled and tied to its error and hint. */
 export interface InputWiring {

@@ -1,4 +1,4 @@
-import type { BridleApi } from '../../../../preload/contract'
+import type { BridleApi } from '../../../../protocol/contract'
 import { ApprovalSection } from './approval-section'
 import { CompactionSection } from './compaction-section'
 import { EndpointsSection } from './endpoints-section'

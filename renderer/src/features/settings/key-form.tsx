@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { SubmitEvent } from 'react'
-import type { BridleApi, EndpointInfo } from '../../../../preload/contract'
+import type { BridleApi, EndpointInfo } from '../../../../protocol/contract'
 import { Field } from './field'
 
 export interface KeyFormProps {

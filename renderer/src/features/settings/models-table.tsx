@@ -1,6 +1,6 @@
 import { Fragment, useEffect, useState } from 'react'
-import type { BridgeError, BridleApi, ModelInfo } from '../../../../preload/contract'
-import type { ProbeReport } from '../../../../preload/probe-report'
+import type { BridgeError, BridleApi, ModelInfo } from '../../../../protocol/contract'
+import type { ProbeReport } from '../../../../protocol/probe-report'
 import { CapabilityCard } from './capability-card'
 import { contextWindowText, toolSupportText } from './words'
 

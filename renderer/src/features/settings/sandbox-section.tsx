@@ -1,5 +1,5 @@
 import { useId, useState } from 'react'
-import type { FieldError, SettingsView } from '../../../../preload/contract'
+import type { FieldError, SettingsView } from '../../../../protocol/contract'
 import { withSandbox } from './config-edit'
 import type { SandboxMode } from './config-edit'
 import { placeFieldErrors } from './field-errors'

@@ -1,4 +1,4 @@
-import type { ResultOf } from '../../../../preload/contract'
+import type { ResultOf } from '../../../../protocol/contract'
 import { modelsSummary } from './words'
 
 export type EndpointTestResult = ResultOf<'endpoint/test'>

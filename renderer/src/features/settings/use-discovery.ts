@@ -3,7 +3,7 @@
  * panel and the first-run screen; a failed probe is an answer ("none found"), not an error.
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
-import type { BridleApi, DiscoveredServer } from '../../../../preload/contract'
+import type { BridleApi, DiscoveredServer } from '../../../../protocol/contract'
 
 export type Discovery =
   | { readonly status: 'idle' }

@@ -4,8 +4,8 @@
  * to the latest config read, so a form never sends back defaults or values it did not read.
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
-import type { BridgeError, BridleApi, SettingsView } from '../../../../preload/contract'
-import type { Config } from '../../../../preload/settings'
+import type { BridgeError, BridleApi, SettingsView } from '../../../../protocol/contract'
+import type { Config } from '../../../../protocol/settings'
 
 export type SettingsState =
   | { readonly status: 'loading' }

@@ -2,7 +2,7 @@
  * The words the settings and first-run screens show for the contract's values: key states, model
  * facts and server kinds. Pure, so tests can pin them without a DOM.
  */
-import type { EndpointInfo, ModelInfo } from '../../../../preload/contract'
+import type { EndpointInfo, ModelInfo } from '../../../../protocol/contract'
 import type { ApprovalMode, SandboxMode } from './config-edit'
 
 /** What the user knows about an endpoint's key: never the key, only where it comes from. */

@@ -1,4 +1,4 @@
-import { FORWARDED_EVENT_TYPES } from '../../../../preload/contract'
+import { FORWARDED_EVENT_TYPES } from '../../../../protocol/contract'
 
 /** Every type the log writes: the forwarded ones plus the chunks only the log keeps. */
 export const FILTERABLE_TYPES: readonly string[] = [

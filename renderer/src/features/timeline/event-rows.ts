@@ -11,7 +11,7 @@
  * Live events (from the feed) extend either mode without a fetch; seqs the feed never carries
  * (`assistant/chunk`) are left as holes that the next `ensure` of their window fills.
  */
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 
 export interface EventFilter {
   readonly types?: readonly string[]

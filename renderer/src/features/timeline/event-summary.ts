@@ -3,7 +3,7 @@
  * cannot import main/, and `EventDto.data` arrives as an untyped record, so this reads each
  * field defensively: a payload of an unexpected shape yields a shorter line, never a throw.
  */
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 import { decidedBy, decisionText } from '../chat/approval-words'
 
 type Data = Readonly<Record<string, unknown>>

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useEffect, useRef } from 'react'
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 import { summarizeEvent } from './event-summary'
 
 /** What the table reads rows from: paged rows, or the loaded rows through the text filter. */

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react'
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 import { layoutGantt } from './gantt'
 import type { GanttBar, GanttLayout } from './gantt'
 

@@ -8,7 +8,7 @@
  * earlier call's `tool/result` ran alongside it, even when both took under a millisecond and
  * their `at`s are equal. The clock only places the bars on the axis.
  */
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 
 export type BarKind = 'request' | 'tool'
 

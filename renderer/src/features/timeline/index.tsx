@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
-import type { EventDto } from '../../../../preload/contract'
+import type { EventDto } from '../../../../protocol/contract'
 import type { SessionPanelProps } from '../feed'
 import { chatSeqFor, EventDetail, useSelectedEvent } from './event-detail'
 import { EMPTY_FILTERS, EventFilters, parseWhole } from './event-filters'

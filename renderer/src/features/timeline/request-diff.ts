@@ -5,7 +5,7 @@
  * which are new, which are gone (and which checkpoint took them), and which kept their place but
  * changed (a pruned tool output, an edited system prompt).
  */
-import type { RequestView } from '../../../../preload/contract'
+import type { RequestView } from '../../../../protocol/contract'
 
 export type RequestMessage = RequestView['messages'][number]
 

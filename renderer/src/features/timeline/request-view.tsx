@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react'
-import type { BridleApi, RequestView as RequestViewDto } from '../../../../preload/contract'
+import type { BridleApi, RequestView as RequestViewDto } from '../../../../protocol/contract'
 import { diffRequests, previousRequestSeq } from './request-diff'
 import type { CheckpointRange, DiffEntry, RemovedEntry, RequestDiff } from './request-diff'
 import { useRequest } from './use-request'

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react'
-import type { BridleApi, EventDto } from '../../../../preload/contract'
+import type { BridleApi, EventDto } from '../../../../protocol/contract'
 import { EventRows } from './event-rows'
 import type { EventFilter, LoadPage } from './event-rows'
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { BridleApi, RequestView } from '../../../../preload/contract'
+import type { BridleApi, RequestView } from '../../../../protocol/contract'
 
 export type RequestState =
   | { readonly status: 'idle' }

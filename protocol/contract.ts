@@ -112,7 +112,7 @@ export const SessionSummary = z.object({
 })
 export type SessionSummary = z.infer<typeof SessionSummary>
 
-/** An event of the log as the renderer sees it; `data` is the type's payload (main/core/log/events.ts). */
+/** An event of the log as the renderer sees it; `data` is the type's payload (events.ts). */
 export const EventDto = z.object({
   seq: Seq,
   type: z.string().min(1),
