@@ -613,8 +613,12 @@ export const isForwardedEventType = (type: string): boolean =>
 export const notifications = {
   /** Sent once when a bridge connection is ready; lets a client tell a reconnect from a restart. */
   'bridge/ready': z.object({ bootId: z.string().min(1) }),
-  /** An event appended to a session's log (whitelisted types only). */
-  'session/event': z.object({ sessionId: Id, event: EventDto }),
+  /**
+   * An event appended to a session's log (forwarded types only). `prevSeq`: the seq of the
+   * previous forwarded event of that session (-1 for none), so a client that holds it has missed
+   * nothing, though the seqs between (chunks) never came.
+   */
+  'session/event': z.object({ sessionId: Id, event: EventDto, prevSeq: z.number().int().min(-1) }),
   /** Live model output before it is committed: keyed by session and message (turn.step). */
   'stream/delta': z.object({
     sessionId: Id,

@@ -222,7 +222,7 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
 
 const notificationSamples: { [T in TopicName]: NotificationOf<T> } = {
   'bridge/ready': { bootId: 'b1' },
-  'session/event': { sessionId: 's1', event },
+  'session/event': { sessionId: 's1', event, prevSeq: 2 },
   'stream/delta': { sessionId: 's1', turn: 1, step: 2, kind: 'text', text: 'Hel' },
   'approval/request': approval,
   'session/failed': {

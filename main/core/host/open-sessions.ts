@@ -57,11 +57,15 @@ export class OpenSessions<Extra extends object> {
     const session = openForWriting(this.store, sessionId)
     const entry = { session, extra: this.fresh(session) }
     this.open.set(sessionId, entry)
+    // What the previous forwarded event was, so a client can tell a real gap from the chunks
+    // that are never forwarded.
+    let prevSeq = lastForwardedSeq(session)
     this.stops.set(
       sessionId,
       session.subscribe((event) => {
         if (!isForwardedEventType(event.type)) return
-        this.notify('session/event', { sessionId, event: eventDto(event) })
+        this.notify('session/event', { sessionId, event: eventDto(event), prevSeq })
+        prevSeq = event.seq
         // A message changes the session's count in every list that shows it, mid-turn too.
         if (isCounted(event)) this.notify('sessions/changed', { sessionIds: [sessionId] })
       }),
@@ -112,6 +116,15 @@ export class OpenSessions<Extra extends object> {
     this.stops.clear()
     if (failures.length > 0) throw new AggregateError(failures, 'some sessions failed to close')
   }
+}
+
+/** The seq of the session's last event of a forwarded type, or -1. */
+function lastForwardedSeq(session: Session): number {
+  for (let seq = session.length - 1; seq >= 0; seq--) {
+    const [event] = session.slice(seq, seq + 1)
+    if (event && isForwardedEventType(event.type)) return seq
+  }
+  return -1
 }
 
 function openForWriting(store: Store, sessionId: string): Session {

@@ -177,6 +177,13 @@ describe('turn/send', () => {
     expect(types).toContain('assistant/message')
     expect(types.at(-1)).toBe('turn/end')
     expect(types).not.toContain('assistant/chunk')
+    // Each notification names the forwarded event before it: chunks between leave no doubt.
+    const notes = heardOf('session/event').filter((note) => note.sessionId === sessionId)
+    expect(notes[0]?.prevSeq).toBe(0)
+    for (const [index, note] of notes.entries()) {
+      if (index > 0) expect(note.prevSeq).toBe(notes[index - 1]?.event.seq)
+    }
+    expect(notes.some((note) => note.event.seq > note.prevSeq + 1)).toBe(true)
     const deltas = heardOf('stream/delta').filter((d) => d.sessionId === sessionId)
     expect(
       deltas
