@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'electron-vite'
 import type { Plugin } from 'vite'
-import { META_CSP } from './main/core/host/csp'
+import { META_CSP } from './main/core/host/transport/csp'
 
 const r = (path: string) => resolve(import.meta.dirname, path)
 

@@ -1,5 +1,5 @@
 /**
- * The event vocabulary of the log (DESIGN.md section 3, normative). One zod schema per type,
+ * The event vocabulary of the log (the contract of docs/ARCHITECTURE.md 3). One zod schema per type,
  * each with a version; `LogEvent` is their discriminated union. Rows read back from the store are
  * parsed with these schemas, so an invalid or unknown row is found, never skipped.
  */
@@ -296,7 +296,7 @@ export const eventData = {
     grantOptions: z.array(z.string()).optional(),
   }),
   /**
-   * Every decision on a call, durable before the call is acted on (RELIABILITY 3.5.5), whoever
+   * Every decision on a call, durable before the call is acted on (intent before effect, docs/ARCHITECTURE.md 3.4), whoever
    * made it: the user (after `approval/requested`), or automatically (`by`: the approval mode,
    * a standing rule, what the call would do, a guard, or nobody being there to ask).
    */
@@ -423,6 +423,36 @@ export type LogEventOf<T extends EventType> = {
   readonly data: DeepReadonly<EventData<T>>
 }
 export type LogEvent = { [T in EventType]: LogEventOf<T> }[EventType]
+
+/** What every event carries around its data, as the log stores it (a `LogEvent` or a store row). */
+export interface EventHead {
+  readonly seq: number
+  readonly type: string
+  readonly v: number
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+}
+
+/** `E`'s envelope and data alone; for a `LogEvent`, the same union of event types. */
+export type EventEnvelope<E extends EventHead & { readonly data: unknown }> = E extends unknown
+  ? Pick<E, 'seq' | 'type' | 'v' | 'turn' | 'step' | 'at' | 'data'>
+  : never
+
+/**
+ * An event as it leaves the core, the one place that shape is built: the bridge's `EventDto`
+ * (`session/event`, `session/events`) and a line of `bridle export`. Exactly the envelope and
+ * `data`, in one order (seq, type, v, turn, step, at, data), so every copy serialises alike;
+ * anything else on `event` (a row's `sessionId`) stays behind. Picks, never checks or copies
+ * `data`: validating is the reader's business (`rowToEvent`, the bridge's result check).
+ */
+export function eventEnvelope<E extends EventHead & { readonly data: unknown }>(
+  event: E,
+): EventEnvelope<E> {
+  const { seq, type, v, turn, step, at, data } = event
+  // The picked fields of `E` itself; TypeScript cannot follow a pick through a union's members.
+  return { seq, type, v, turn, step, at, data } as EventEnvelope<E>
+}
 
 export type DeepReadonly<T> = T extends (infer U)[]
   ? readonly DeepReadonly<U>[]

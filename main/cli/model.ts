@@ -1,6 +1,6 @@
-import { CapabilityStore } from '../core/host/capabilities.js'
-import type { Config } from '../core/host/config.js'
-import { CredentialStore } from '../core/host/credentials.js'
+import { CapabilityStore } from '../core/host/endpoints/capabilities.js'
+import type { Config } from '../core/host/settings/config.js'
+import { CredentialStore } from '../core/host/settings/credentials.js'
 import {
   defaultEndpointId,
   endpointConfigOf,
@@ -8,10 +8,10 @@ import {
   pickEndpoint,
   presetModel,
   resolveApiKey,
-} from '../core/host/endpoints.js'
-import type { EndpointEntry, EndpointPick, ModelOverride } from '../core/host/endpoints.js'
-import { connectModel } from '../core/host/model-connection.js'
-import type { ModelConnection } from '../core/host/model-connection.js'
+} from '../core/host/endpoints/resolve.js'
+import type { EndpointEntry, EndpointPick, ModelOverride } from '../core/host/endpoints/resolve.js'
+import { connectModel } from '../core/host/endpoints/connection.js'
+import type { ModelConnection } from '../core/host/endpoints/connection.js'
 import { listModels } from '../core/models/discovery.js'
 import type { EndpointConfig } from '../core/models/types.js'
 
@@ -38,7 +38,7 @@ export interface ModelTarget {
 
 /**
  * The endpoint and model a command talks to: flags first, then config.json's default endpoint
- * (or its only one) and model, by the rules the Host uses (core/host/endpoints.ts). Says
+ * (or its only one) and model, by the rules the Host uses (core/host/endpoints/resolve.ts). Says
  * exactly what is missing when something is.
  */
 export function resolveModel(flags: ModelFlags): ModelTarget {
@@ -92,9 +92,9 @@ function pickMessage(pick: Extract<EndpointPick, { ok: false }>): string {
 const LISTING_TIMEOUT_MS = 3_000
 
 /**
- * Connects to the target the way the app does (model-connection.ts): asks the server what it is
- * and which window it runs, applies what a probe or earlier refusals taught (capabilities.json in
- * the data folder) and config.json's overrides. `--context-window` is the configured window. A
+ * Connects to the target the way the app does (core/host/endpoints/connection.ts): asks the
+ * server what it is and which window it runs, applies what a probe or earlier refusals taught
+ * (capabilities.json in the data folder) and config.json's overrides. `--context-window` is the configured window. A
  * server that does not answer the listing is still connected to: the request reports the fault.
  */
 export async function connectTarget(

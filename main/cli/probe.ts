@@ -1,8 +1,8 @@
-import { CapabilityStore } from '../core/host/capabilities.js'
-import { describeListFailure } from '../core/host/endpoint-check.js'
-import { probeEndpointModel } from '../core/host/probe-card.js'
+import { CapabilityStore } from '../core/host/endpoints/capabilities.js'
+import { describeListFailure } from '../core/host/endpoints/check.js'
+import { probeEndpointModel } from '../core/host/endpoints/probe-card.js'
 import { listModels } from '../core/models/discovery.js'
-import type { ProbeReport } from '../core/models/probe.js'
+import type { ProbeReport } from '../core/host/endpoints/probe.js'
 import { resolveModel } from './model.js'
 import type { ModelFlags } from './model.js'
 

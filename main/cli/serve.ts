@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { attachWebSocketBridge } from '../core/host/index.js'
 import type { Host, WebSocketBridge } from '../core/host/index.js'
-import { REFUSAL_CSP, serveCsp } from '../core/host/csp.js'
+import { REFUSAL_CSP, serveCsp } from '../core/host/transport/csp.js'
 import { securityHeaders, serveStatic } from './static-files.js'
 
 export interface ServeOptions {

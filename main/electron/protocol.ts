@@ -2,9 +2,9 @@ import { stat } from 'node:fs/promises'
 import { extname, join, normalize, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { net, protocol } from 'electron'
-import { APP_CSP } from '../core/host/csp.js'
+import { APP_CSP } from '../core/host/transport/csp.js'
 
-export { APP_CSP } from '../core/host/csp.js'
+export { APP_CSP } from '../core/host/transport/csp.js'
 
 /** The app's own origin. The renderer is served from here, so checks can compare origins. */
 export const APP_SCHEME = 'bridle'

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { APP_CSP, META_CSP, REFUSAL_CSP, serveCsp } from '../../main/core/host/csp.js'
+import { APP_CSP, META_CSP, REFUSAL_CSP, serveCsp } from '../../main/core/host/transport/csp.js'
 
 vi.mock('electron', () => ({ net: {}, protocol: {} }))
 

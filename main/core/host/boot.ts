@@ -6,11 +6,11 @@ import type { CallContext, Host, HostHandlers, NotificationSink } from './host.j
 import { databasePath, openStore } from '../store/index.js'
 import type { Store } from '../store/index.js'
 import { ensureHome } from './home.js'
-import { createRuntime } from './runtime.js'
+import { createRuntime } from './runtime/runtime.js'
 import type { HostContext, SecretBox } from './services.js'
-import { sessionHandlers } from './sessions.js'
-import { createSettings } from './settings-service.js'
-import type { ModelOverride } from './settings-service.js'
+import { sessionHandlers } from './sessions/handlers.js'
+import { createSettings } from './settings/service.js'
+import type { ModelOverride } from './settings/service.js'
 
 /** The events every core subsystem may fire or join. Later subsystems add theirs here. */
 export type CoreEvents = {
@@ -55,34 +55,9 @@ export interface BootOptions {
 export async function boot(opts: BootOptions): Promise<Host> {
   const home = ensureHome(opts.home)
   const sinks = new Set<NotificationSink>()
-  const notify: NotificationSink = <T extends TopicName>(topic: T, payload: NotificationOf<T>) => {
-    for (const sink of [...sinks]) {
-      try {
-        sink(topic, payload)
-      } catch (error) {
-        // One broken transport (a closed socket) must not keep the others from hearing.
-        console.error(`[bridle] notification sink failed for ${topic}:`, error)
-      }
-    }
-  }
+  const notify = fanOut(sinks)
   const kernel = new Kernel<CoreEvents, CoreServices>()
-  await kernel.load({ name: 'bridge', setup: (ctx) => void ctx.provide('notify', notify) })
-  // A database this Bridle must not touch (newer schema, not ours, corrupt) stops the boot here,
-  // with the store's message, before anything could write to it.
-  const store = openStore(databasePath(home))
-  await kernel.load({
-    name: 'store',
-    setup(ctx) {
-      ctx.provide('store', store)
-      ctx.track(() => store.close())
-    },
-  })
-  try {
-    for (const plugin of opts.plugins ?? []) await kernel.load(plugin)
-  } catch (error) {
-    kernel.unloadAll()
-    throw error
-  }
+  const store = await loadCore(kernel, { home, notify, plugins: opts.plugins ?? [] })
 
   const context: HostContext = {
     home,
@@ -137,6 +112,48 @@ export async function boot(opts: BootOptions): Promise<Host> {
       }
     },
   }
+}
+
+/** One sink that tells every sink in `sinks` (as it is at each call) in turn. */
+function fanOut(sinks: ReadonlySet<NotificationSink>): NotificationSink {
+  return <T extends TopicName>(topic: T, payload: NotificationOf<T>) => {
+    for (const sink of [...sinks]) {
+      try {
+        sink(topic, payload)
+      } catch (error) {
+        // One broken transport (a closed socket) must not keep the others from hearing.
+        console.error(`[bridle] notification sink failed for ${topic}:`, error)
+      }
+    }
+  }
+}
+
+/**
+ * Loads the built-in services (`notify`, the store) and then the given plugins into `kernel`,
+ * and returns the store. A database this Bridle must not touch (newer schema, not ours,
+ * corrupt) throws here, with the store's message, before anything could write to it; a plugin
+ * that fails to load unloads everything loaded so far (closing the store) and throws.
+ */
+async function loadCore(
+  kernel: Kernel<CoreEvents, CoreServices>,
+  core: { home: string; notify: NotificationSink; plugins: readonly CorePlugin[] },
+): Promise<Store> {
+  await kernel.load({ name: 'bridge', setup: (ctx) => void ctx.provide('notify', core.notify) })
+  const store = openStore(databasePath(core.home))
+  await kernel.load({
+    name: 'store',
+    setup(ctx) {
+      ctx.provide('store', store)
+      ctx.track(() => store.close())
+    },
+  })
+  try {
+    for (const plugin of core.plugins) await kernel.load(plugin)
+  } catch (error) {
+    kernel.unloadAll()
+    throw error
+  }
+  return store
 }
 
 /** The runtime versions worth reporting, picked from `process.versions`. */

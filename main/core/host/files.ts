@@ -17,7 +17,7 @@ export function* chunked(lines: Iterable<string>): Generator<string, void, undef
 
 /**
  * Writes a file so that it is either the old version or the complete new one, never half
- * written (RELIABILITY.md T-DB-7): a temp file beside it, fsync, rename, fsync the folder.
+ * written (docs/ARCHITECTURE.md 4): a temp file beside it, fsync, rename, fsync the folder.
  * Owner-only: an export holds a whole transcript.
  */
 export function writeFileAtomic(path: string, chunks: Iterable<string>): void {

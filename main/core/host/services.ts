@@ -6,9 +6,9 @@
 import type { ApprovalRequest, ModelProfileView } from '../../../protocol/contract.js'
 import type { ProbeReport } from '../../../protocol/probe-report.js'
 import type { Session } from '../log/session.js'
-import type { ModelConnection } from './model-connection.js'
+import type { ModelConnection } from './endpoints/connection.js'
 import type { Store } from '../store/index.js'
-import type { Config } from './config.js'
+import type { Config } from './settings/config.js'
 import type { HostHandlers, NotificationSink } from './host.js'
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Export and import of one session as JSON Lines (DESIGN.md "The event log": exports are a
+ * Export and import of one session as JSON Lines (docs/ARCHITECTURE.md 3.9: exports are a
  * projection of the log). Line 1 is a header; every further line is one event of the whole
  * history, ancestors' prefix included, numbered from seq 0. An import replays every event through
  * the same rules a live Session enforces and writes nothing unless all of them hold.
@@ -9,6 +9,7 @@ import { z } from 'zod'
 import type { EventRow, Store } from '../store/types.js'
 import { StoreError } from '../store/types.js'
 import { LogError } from './errors.js'
+import { eventEnvelope } from '../../../protocol/events.js'
 import type { EventDataInput, EventType, LogEvent, SessionId } from '../../../protocol/events.js'
 import { rowToEvent } from './rows.js'
 import { Session } from './session.js'
@@ -109,15 +110,7 @@ export function* exportLines(store: Store, sessionId: string): Generator<string,
     }
     for (const [i, stored] of rows.entries()) {
       const event = rowToEvent(stored, fromSeq + i)
-      yield JSON.stringify({
-        seq: event.seq,
-        type: event.type,
-        v: event.v,
-        turn: event.turn,
-        step: event.step,
-        at: event.at,
-        data: event.data,
-      })
+      yield JSON.stringify(eventEnvelope(event))
     }
   }
 }

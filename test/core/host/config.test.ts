@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { loadConfig, updateConfig } from '../../../main/core/host/config.js'
+import { loadConfig, updateConfig } from '../../../main/core/host/settings/config.js'
 
 let home: string
 beforeEach(() => {

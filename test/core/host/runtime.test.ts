@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { methods, notifications } from '../../../protocol/contract.js'
 import type { NotificationOf, ParamsOf, ResultOf, TopicName } from '../../../protocol/contract.js'
-import { Config } from '../../../main/core/host/config.js'
+import { Config } from '../../../main/core/host/settings/config.js'
 import { HostError } from '../../../main/core/host/host.js'
 import type { CallContext } from '../../../main/core/host/host.js'
-import { createRuntime } from '../../../main/core/host/runtime.js'
+import { createRuntime } from '../../../main/core/host/runtime/runtime.js'
 import type {
   ModelChoice,
   RuntimeMethods,

@@ -20,7 +20,7 @@ import type {
 } from '../../../protocol/contract.js'
 import { boot, dispatchCall } from '../../../main/core/host/index.js'
 import type { Host } from '../../../main/core/host/index.js'
-import { sessionHandlers } from '../../../main/core/host/sessions.js'
+import { sessionHandlers } from '../../../main/core/host/sessions/handlers.js'
 import type { RuntimeService, SettingsService } from '../../../main/core/host/services.js'
 import { deriveMessagesAt, Session } from '../../../main/core/log/index.js'
 import { databasePath, openStore } from '../../../main/core/store/index.js'
@@ -492,7 +492,11 @@ describe('session/events', () => {
       row(id, 0, 'session/created', JSON.stringify({ projectDir: project, model: 'm' })),
     ]
     for (let seq = 1; seq < 100_000; seq++) {
-      rows.push(row(id, seq, seq % 1000 === 0 ? 'error' : 'deliverable/present', '{"paths":["x"]}'))
+      rows.push(
+        seq % 1000 === 0
+          ? row(id, seq, 'error', '{"scope":"session","code":"X","message":"a marker"}')
+          : row(id, seq, 'deliverable/present', '{"paths":["x"]}'),
+      )
     }
     store.write(() => {
       store.createSession({
@@ -872,7 +876,9 @@ describe('a real turn through the agent loop', () => {
     expect(diff.files[0]?.patch).toContain('-there is a bug here\n+there is a fix here\n')
 
     const events = (await value('session/events', { sessionId, types: ['tool/result'] })).events
-    const spilled = events.map((e) => e.data['outputRef']).find((ref) => typeof ref === 'string')
+    const spilled = events
+      .map((e) => (e.type === 'tool/result' && e.data.ok ? e.data.outputRef : undefined))
+      .find((ref) => typeof ref === 'string')
     if (typeof spilled !== 'string') throw new Error('expected a spilled output')
     const output = await value('output/read', { outputRef: spilled, length: 1024 * 1024 })
     expect(output.text).toBe('é'.repeat(40_000))

@@ -3,19 +3,19 @@
  * a `turn/send` returns at once), approvals over the bridge, and compaction on demand. Every
  * session it touches stays open for writing here until the Host closes: one writer per session.
  */
-import type { CompactionOutcome, ModelProfileView } from '../../../protocol/contract.js'
-import { uncompactSession } from '../compaction/compactor.js'
-import type { CompactResult } from '../compaction/compactor.js'
-import { LogError } from '../log/index.js'
-import type { Session } from '../log/index.js'
-import { isStoreFailure } from '../store/index.js'
-import type { TurnEndReason } from '../../../protocol/events.js'
-import type { Config } from './config.js'
-import type { ApprovalRule } from '../tools/approvals.js'
+import type { CompactionOutcome, ModelProfileView } from '../../../../protocol/contract.js'
+import { uncompactSession } from '../../compaction/compactor.js'
+import type { CompactResult } from '../../compaction/compactor.js'
+import { LogError } from '../../log/index.js'
+import type { Session } from '../../log/index.js'
+import { isStoreFailure } from '../../store/index.js'
+import type { TurnEndReason } from '../../../../protocol/events.js'
+import type { Config } from '../settings/config.js'
+import type { ApprovalRule } from '../../tools/approvals.js'
 import { compactNow, sessionModelRef, sessionProjectDir, setupAgent } from './agent-setup.js'
 import type { AgentSetup } from './agent-setup.js'
 import { ApprovalBridge } from './approval-bridge.js'
-import { HostError } from './host.js'
+import { HostError } from '../host.js'
 import { OpenSessions, safeNotifier } from './open-sessions.js'
 import type { Notify } from './open-sessions.js'
 import type {
@@ -25,7 +25,7 @@ import type {
   RuntimeMethods,
   RuntimeService,
   SettingsService,
-} from './services.js'
+} from '../services.js'
 import { AgentUnavailable, recordCancelledStart, recordFailedStart } from './turn-start.js'
 
 export interface RuntimeOptions {

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { FieldError } from '../../../protocol/contract.js'
-import { Config } from '../../../protocol/settings.js'
-import { writeFileAtomic } from './files.js'
-import { fieldErrorsOf, summarizeFields } from './settings-validation.js'
+import type { FieldError } from '../../../../protocol/contract.js'
+import { Config } from '../../../../protocol/settings.js'
+import { writeFileAtomic } from '../files.js'
+import { fieldErrorsOf, summarizeFields } from './validation.js'
 
-export { ApprovalRuleConfig, Config, Endpoint } from '../../../protocol/settings.js'
+export { ApprovalRuleConfig, Config, Endpoint } from '../../../../protocol/settings.js'
 
 export const CONFIG_FILE = 'config.json'
 

@@ -1,13 +1,13 @@
-import type { FileChange, ResultOf } from '../../../protocol/contract.js'
-import type { EventData } from '../../../protocol/events.js'
-import { rowToEvent } from '../log/rows.js'
-import type { SessionRow, Store } from '../store/index.js'
-import { isBinary } from '../workspace/line-diff.js'
-import type { SnapshotStore } from '../workspace/snapshot.js'
-import { formatUnifiedDiff } from '../workspace/unified-diff.js'
-import { HostError } from './host.js'
+import type { FileChange, ResultOf } from '../../../../protocol/contract.js'
+import type { EventData } from '../../../../protocol/events.js'
+import { rowToEvent } from '../../log/rows.js'
+import type { SessionRow, Store } from '../../store/index.js'
+import { isBinary } from '../../workspace/line-diff.js'
+import type { SnapshotStore } from '../../workspace/snapshot.js'
+import { formatUnifiedDiff } from '../../workspace/unified-diff.js'
+import { HostError } from '../host.js'
 
-/** Where SnapshotStore keeps blobs under the data folder (see agent-setup.ts). */
+/** Where SnapshotStore keeps blobs under the data folder (see runtime/agent-setup.ts). */
 export const SNAPSHOTS_DIR = 'snapshots'
 /** Files larger than this get no patch (the counts still show). */
 export const MAX_PATCH_BYTES = 1024 * 1024

@@ -3,12 +3,12 @@
  * (`resolveModel`), and the methods that ask a server (`endpoint/test`, `model/list`,
  * `endpoint/discover`). A dead endpoint is an answer with a message, never a crash.
  */
-import type { DiscoveredServer, ModelInfo } from '../../../protocol/contract.js'
-import { discoverEndpoints, listModels } from '../models/discovery.js'
-import type { DiscoveredEndpoint, ListModelsResult } from '../models/discovery.js'
-import type { EndpointConfig, ModelInfo as CoreModelInfo } from '../models/types.js'
+import type { DiscoveredServer, ModelInfo } from '../../../../protocol/contract.js'
+import { discoverEndpoints, listModels } from '../../models/discovery.js'
+import type { DiscoveredEndpoint, ListModelsResult } from '../../models/discovery.js'
+import type { EndpointConfig, ModelInfo as CoreModelInfo } from '../../models/types.js'
 import type { Config } from './config.js'
-import { describeListFailure, describeListSuccess } from './endpoint-check.js'
+import { describeListFailure, describeListSuccess } from '../endpoints/check.js'
 import {
   configuredWindow,
   defaultEndpointId,
@@ -18,16 +18,16 @@ import {
   pickEndpoint,
   presetModel,
   resolveApiKey,
-} from './endpoints.js'
-import type { EndpointEntry, EndpointPick } from './endpoints.js'
-import type { ProbeReport } from '../../../protocol/probe-report.js'
-import { HostError } from './host.js'
-import { probeEndpointModel } from './probe-card.js'
-import { connectModel } from './model-connection.js'
-import type { ModelConnection } from './model-connection.js'
-import { ollamaToolSupport } from './model-catalog.js'
-import type { ModelChoice } from './services.js'
-import type { SettingsParts } from './settings-service.js'
+} from '../endpoints/resolve.js'
+import type { EndpointEntry, EndpointPick } from '../endpoints/resolve.js'
+import type { ProbeReport } from '../../../../protocol/probe-report.js'
+import { HostError } from '../host.js'
+import { probeEndpointModel } from '../endpoints/probe-card.js'
+import { connectModel } from '../endpoints/connection.js'
+import type { ModelConnection } from '../endpoints/connection.js'
+import { ollamaToolSupport } from '../endpoints/catalog.js'
+import type { ModelChoice } from '../services.js'
+import type { SettingsParts } from './service.js'
 
 /** `endpoint/test` waits this long for each request of the listing. */
 export const ENDPOINT_TEST_TIMEOUT_MS = 5_000

@@ -14,21 +14,36 @@
  *
  * Never throws: a failed step is a line in the report.
  */
-import type { ProbeReport } from '../../../protocol/probe-report.js'
-import { estimateTokens } from '../tokens/estimate.js'
-import { detectTruncation } from '../tokens/window.js'
-import type { ListModelsResult } from './discovery.js'
-import { createEndpointFetch } from './endpoint-fetch.js'
-import { classifyError, errorFromStatus, extractServerMessage, isRecord } from './model-errors.js'
-import { ollamaRoot } from './ollama-native.js'
-import { OllamaStreamError, ollamaLineToChunk, toOllamaChatBody } from './ollama-request.js'
-import { toChatCompletionParams } from './chat-request.js'
-import { openAiClient } from './openai-compatible.js'
-import type { ServerKind } from './profile.js'
-import { contextWindowIn, recognizeRefusal } from './refusals.js'
-import { parseTextCalls } from './text-calls.js'
-import { describeToolsAsText } from './text-tools.js'
-import type { EndpointConfig, ModelError, ModelInfo, ModelRequest, ToolSpec } from './types.js'
+import type { ProbeReport } from '../../../../protocol/probe-report.js'
+import { estimateTokens } from '../../tokens/estimate.js'
+import { detectTruncation } from '../../tokens/window.js'
+import type { ListModelsResult } from '../../models/discovery.js'
+import { createEndpointFetch } from '../../models/endpoint-fetch.js'
+import {
+  classifyError,
+  errorFromStatus,
+  extractServerMessage,
+  isRecord,
+} from '../../models/model-errors.js'
+import { ollamaRoot } from '../../models/ollama-native.js'
+import {
+  OllamaStreamError,
+  ollamaLineToChunk,
+  toOllamaChatBody,
+} from '../../models/ollama-request.js'
+import { toChatCompletionParams } from '../../models/chat-request.js'
+import { openAiClient } from '../../models/openai-compatible.js'
+import type { ServerKind } from '../../models/profile.js'
+import { contextWindowIn, recognizeRefusal } from '../../models/refusals.js'
+import { parseTextCalls } from '../../models/text-calls.js'
+import { describeToolsAsText } from '../../models/text-tools.js'
+import type {
+  EndpointConfig,
+  ModelError,
+  ModelInfo,
+  ModelRequest,
+  ToolSpec,
+} from '../../models/types.js'
 
 export type { ProbeReport }
 

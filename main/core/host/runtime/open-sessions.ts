@@ -2,14 +2,15 @@
  * The sessions the runtime holds open for writing: one `Session` per id in this process, with
  * the writer lock, and its whitelisted events forwarded as `session/event` while it is open.
  */
-import { isForwardedEventType } from '../../../protocol/contract.js'
-import type { EventDto, NotificationOf, TopicName } from '../../../protocol/contract.js'
-import { countsAsMessage, Session } from '../log/index.js'
-import type { LogEvent } from '../log/index.js'
-import type { Store } from '../store/index.js'
-import { StoreError } from '../store/index.js'
-import { HostError } from './host.js'
-import { endLeftoverProcess } from '../tools/processes.js'
+import { isForwardedEventType } from '../../../../protocol/contract.js'
+import type { NotificationOf, TopicName } from '../../../../protocol/contract.js'
+import { eventEnvelope } from '../../../../protocol/events.js'
+import { countsAsMessage, Session } from '../../log/index.js'
+import type { LogEvent } from '../../log/index.js'
+import type { Store } from '../../store/index.js'
+import { StoreError } from '../../store/index.js'
+import { HostError } from '../host.js'
+import { endLeftoverProcess } from '../../tools/processes.js'
 
 /** Sends a notification; must not throw (see `safeNotifier`). */
 export type Notify = <T extends TopicName>(topic: T, payload: NotificationOf<T>) => void
@@ -26,12 +27,6 @@ export function safeNotifier(sink: Notify): Notify {
       console.error(`[bridle] forwarding ${topic} failed:`, error)
     }
   }
-}
-
-/** An event as the bridge carries it. */
-export function eventDto(event: LogEvent): EventDto {
-  const { seq, type, v, turn, step, at, data } = event
-  return { seq, type, v, turn, step, at, data }
 }
 
 const isCounted = (event: LogEvent): boolean => countsAsMessage(event.type, event.data)
@@ -64,7 +59,7 @@ export class OpenSessions<Extra extends object> {
       sessionId,
       session.subscribe((event) => {
         if (!isForwardedEventType(event.type)) return
-        this.notify('session/event', { sessionId, event: eventDto(event), prevSeq })
+        this.notify('session/event', { sessionId, event: eventEnvelope(event), prevSeq })
         prevSeq = event.seq
         // A message changes the session's count in every list that shows it, mid-turn too.
         if (isCounted(event)) this.notify('sessions/changed', { sessionIds: [sessionId] })

@@ -13,9 +13,9 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs
 import type { Stats } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
-import { writeFileAtomic } from './files.js'
-import { HostError } from './host.js'
-import type { SecretBox } from './services.js'
+import { writeFileAtomic } from '../files.js'
+import { HostError } from '../host.js'
+import type { SecretBox } from '../services.js'
 
 export const CREDENTIALS_FILE = 'credentials.json'
 

@@ -1,6 +1,7 @@
-import type { EventDto, ParamsOf, ResultOf } from '../../../protocol/contract.js'
-import type { EventRow, Store } from '../store/index.js'
-import type { SessionSummaries } from './sessions-summary.js'
+import type { EventDto, ParamsOf, ResultOf } from '../../../../protocol/contract.js'
+import { eventEnvelope } from '../../../../protocol/events.js'
+import type { EventRow, Store } from '../../store/index.js'
+import type { SessionSummaries } from './summary.js'
 
 type EventsParams = ParamsOf<'session/events'>
 
@@ -61,7 +62,11 @@ function narrowToTurn(
   return { fromSeq: Math.max(fromSeq, start.seq), ...(to === undefined ? {} : { toSeq: to }) }
 }
 
-/** A stored row as the renderer sees it; `data` parsed from its JSON text. */
+/**
+ * A stored row as the renderer sees it; `data` parsed from its JSON text as written. Not checked
+ * against its type here: `dispatchCall` parses every result with the contract's `EventDto` (the
+ * log's union), which names a bad row and fills the defaults a later schema added.
+ */
 export function toEventDto(row: EventRow): EventDto {
   let data: unknown
   try {
@@ -73,15 +78,7 @@ export function toEventDto(row: EventRow): EventDto {
     // The log never stores such a row; one that is there is damage the user must hear about.
     throw new Error(`session ${row.sessionId} seq ${row.seq}: the stored data is not a JSON object`)
   }
-  return {
-    seq: row.seq,
-    type: row.type,
-    v: row.v,
-    turn: row.turn,
-    step: row.step,
-    at: row.at,
-    data: data as Record<string, unknown>,
-  }
+  return eventEnvelope({ ...row, data }) as EventDto
 }
 
 /** Full-text hits (trashed sessions left out by the store), each with its session's title. */

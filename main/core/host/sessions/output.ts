@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs'
 import { isAbsolute, join, sep } from 'node:path'
-import type { ResultOf } from '../../../protocol/contract.js'
-import { HostError } from './host.js'
+import type { ResultOf } from '../../../../protocol/contract.js'
+import { HostError } from '../host.js'
 
 /** Where OutputSpill keeps full tool outputs, under the data folder (see main/cli/run.ts). */
 export const OUTPUTS_DIR = 'outputs'

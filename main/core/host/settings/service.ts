@@ -5,7 +5,7 @@
  * never holds a key.
  */
 import { statSync } from 'node:fs'
-import type { SettingsView } from '../../../protocol/contract.js'
+import type { SettingsView } from '../../../../protocol/contract.js'
 import {
   Config,
   ConfigFileError,
@@ -15,7 +15,7 @@ import {
   withoutUntouchedDefaults,
   updateConfig,
 } from './config.js'
-import { CapabilityStore } from './capabilities.js'
+import { CapabilityStore } from '../endpoints/capabilities.js'
 import { CredentialStore } from './credentials.js'
 import {
   checkModelOverride,
@@ -25,27 +25,27 @@ import {
   OVERRIDE_ENDPOINT_ID,
   originOf,
   presetModel,
-} from './endpoints.js'
-import type { EndpointEntry, ModelOverride } from './endpoints.js'
-import { HostError } from './host.js'
-import { ModelCatalog } from './model-catalog.js'
+} from '../endpoints/resolve.js'
+import type { EndpointEntry, ModelOverride } from '../endpoints/resolve.js'
+import { HostError } from '../host.js'
+import { ModelCatalog } from '../endpoints/catalog.js'
 import type {
   HandlerGroup,
   HostContext,
   SecretBox,
   SettingsMethods,
   SettingsService,
-} from './services.js'
+} from '../services.js'
 import {
   discoverServers,
   listEndpointModels,
   probeModelOf,
   resolveModel,
   testEndpoint,
-} from './settings-models.js'
-import { fieldErrorsOf, referenceErrorsOf, summarizeFields } from './settings-validation.js'
+} from './models.js'
+import { fieldErrorsOf, referenceErrorsOf, summarizeFields } from './validation.js'
 
-export type { ModelOverride } from './endpoints.js'
+export type { ModelOverride } from '../endpoints/resolve.js'
 
 export interface SettingsOptions {
   readonly secretBox?: SecretBox
@@ -54,7 +54,7 @@ export interface SettingsOptions {
   readonly modelOverride?: ModelOverride
 }
 
-export { ENDPOINT_TEST_TIMEOUT_MS, NO_ENDPOINT_MESSAGE } from './settings-models.js'
+export { ENDPOINT_TEST_TIMEOUT_MS, NO_ENDPOINT_MESSAGE } from './models.js'
 
 /** Settings, endpoints and credentials: the service the other parts use, and the handlers. */
 export function createSettings(

@@ -1,7 +1,7 @@
-import type { SessionSummary } from '../../../protocol/contract.js'
-import { countsAsMessage } from '../log/index.js'
-import type { SessionRow, Store } from '../store/index.js'
-import { HostError } from './host.js'
+import type { SessionSummary } from '../../../../protocol/contract.js'
+import { countsAsMessage } from '../../log/index.js'
+import type { SessionRow, Store } from '../../store/index.js'
+import { HostError } from '../host.js'
 
 /**
  * Turns store rows into the bridge's SessionSummary. What it adds is read cheaply and cached,

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
-import type { ResultOf } from '../../../protocol/contract.js'
-import { resolveInsideProject } from '../workspace/paths.js'
+import type { ResultOf } from '../../../../protocol/contract.js'
+import { resolveInsideProject } from '../../workspace/paths.js'
 
 /**
  * `project/files-exist`: whether each path is a file or folder inside `projectDir` now (what

@@ -1,11 +1,11 @@
-import type { ParamsOf, SessionSummary } from '../../../protocol/contract.js'
-import { forkSession } from '../log/fork.js'
-import { Session } from '../log/session.js'
-import { HostError } from './host.js'
+import type { ParamsOf, SessionSummary } from '../../../../protocol/contract.js'
+import { forkSession } from '../../log/fork.js'
+import { Session } from '../../log/session.js'
+import { HostError } from '../host.js'
 import type { RecentProjects } from './projects.js'
 import { resolveProjectDir } from './projects.js'
-import type { HostContext, RuntimeService, SettingsService } from './services.js'
-import type { SessionSummaries } from './sessions-summary.js'
+import type { HostContext, RuntimeService, SettingsService } from '../services.js'
+import type { SessionSummaries } from './summary.js'
 
 /**
  * The session changes the views offer: create, rename, trash, restore, fork. Each announces

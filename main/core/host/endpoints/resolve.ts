@@ -4,11 +4,11 @@
  * reading the credential store; no network here (listing models is the caller's business).
  */
 import { z } from 'zod'
-import type { EndpointInfo } from '../../../protocol/contract.js'
-import type { Config } from './config.js'
-import type { CredentialStore } from './credentials.js'
-import type { ProfileOverride } from '../models/profile.js'
-import type { EndpointConfig, ModelInfo } from '../models/types.js'
+import type { EndpointInfo } from '../../../../protocol/contract.js'
+import type { Config } from '../settings/config.js'
+import type { CredentialStore } from '../settings/credentials.js'
+import type { ProfileOverride } from '../../models/profile.js'
+import type { EndpointConfig, ModelInfo } from '../../models/types.js'
 
 /** The id of the endpoint given on the command line (`bridle serve --base-url`). */
 export const OVERRIDE_ENDPOINT_ID = 'cli'

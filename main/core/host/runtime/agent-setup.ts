@@ -6,35 +6,43 @@
  */
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { compactSession } from '../compaction/compactor.js'
-import type { CompactResult } from '../compaction/compactor.js'
-import { compactionPlugin, fitToWindow } from '../compaction/plugin.js'
-import { recallTool } from '../compaction/recall.js'
-import { Kernel } from '../kernel/index.js'
-import type { Session } from '../log/session.js'
-import { Agent } from '../loop/agent.js'
-import type { AgentLimits, LoopEvents } from '../loop/agent.js'
-import type { ToolRunner } from '../loop/tools.js'
-import type { ModelAdapter } from '../models/types.js'
-import { createPromptSections } from '../prompt/builtin.js'
-import { turnContext } from '../prompt/context.js'
-import { sessionTokens } from '../tokens/index.js'
-import type { SessionTokens } from '../tokens/index.js'
-import { ContextWindow } from '../tokens/window.js'
-import type { WindowSource } from '../tokens/window.js'
-import { ApprovalPolicy } from '../tools/approvals.js'
-import type { ApprovalChannel, ApprovalMode, ApprovalRule } from '../tools/approvals.js'
-import { sandboxStatus } from '../tools/builtin/bash-sandbox.js'
-import type { BashSandbox } from '../tools/builtin/bash-sandbox.js'
-import { builtinTools } from '../tools/builtin/index.js'
-import { defaultHiddenPaths } from '../tools/sandbox/bwrap.js'
-import { createToolPipeline, readOutputTool } from '../tools/pipeline.js'
-import { ToolRegistry } from '../tools/registry.js'
-import { LEAN_LEFT_OUT, LEAN_PROMPT_MAX_WINDOW } from '../tools/model-schema.js'
-import { OutputSpill, outputCapForWindow } from '../tools/spill.js'
-import { SnapshotStore } from '../workspace/snapshot.js'
-import { TurnWorkspace } from '../workspace/turn-workspace.js'
-import type { Config } from './config.js'
+import { compactSession } from '../../compaction/compactor.js'
+import type { CompactResult } from '../../compaction/compactor.js'
+import { compactionPlugin, fitToWindow } from '../../compaction/plugin.js'
+import { recallTool } from '../../compaction/recall.js'
+import {
+  importPluginFile,
+  Kernel,
+  PluginError,
+  PluginFileError,
+  pluginPath,
+} from '../../kernel/index.js'
+import type { Plugin } from '../../kernel/index.js'
+import type { Session } from '../../log/session.js'
+import { Agent } from '../../loop/agent.js'
+import type { AgentLimits, LoopEvents } from '../../loop/agent.js'
+import type { ToolRunner } from '../../loop/tools.js'
+import type { ModelAdapter } from '../../models/types.js'
+import { createPromptSections } from '../../prompt/builtin.js'
+import { turnContext } from '../../prompt/context.js'
+import { sessionTokens } from '../../tokens/index.js'
+import type { SessionTokens } from '../../tokens/index.js'
+import { ContextWindow } from '../../tokens/window.js'
+import type { WindowSource } from '../../tokens/window.js'
+import { ApprovalPolicy } from '../../tools/approvals.js'
+import type { ApprovalChannel, ApprovalMode, ApprovalRule } from '../../tools/approvals.js'
+import { sandboxStatus } from '../../tools/builtin/bash-sandbox.js'
+import type { BashSandbox } from '../../tools/builtin/bash-sandbox.js'
+import { builtinTools } from '../../tools/builtin/index.js'
+import { defaultHiddenPaths } from '../../tools/sandbox/bwrap.js'
+import { createToolPipeline, readOutputTool } from '../../tools/pipeline.js'
+import type { ToolEvents } from '../../tools/pipeline.js'
+import { ToolRegistry } from '../../tools/registry.js'
+import { LEAN_LEFT_OUT, LEAN_PROMPT_MAX_WINDOW } from '../../tools/model-schema.js'
+import { OutputSpill, outputCapForWindow } from '../../tools/spill.js'
+import { SnapshotStore } from '../../workspace/snapshot.js'
+import { TurnWorkspace } from '../../workspace/turn-workspace.js'
+import type { Config } from '../settings/config.js'
 
 /**
  * The model a session talks to; `contextWindow` undefined means nothing compacts by itself
@@ -80,6 +88,30 @@ export interface AgentSetupOptions {
   readonly platform?: string
 }
 
+/** Every hook an agent's plugins may join: the loop's and the tool pipeline's (kernel/README.md). */
+export type AgentEvents = LoopEvents & ToolEvents
+
+/** What an agent's plugins may ask for with `ctx.service(name)`. */
+export interface AgentServices {
+  /**
+   * Leaves a `notice` (code PLUGIN_NOTICE) in the session's log: shown by the CLI and the chat,
+   * never sent to the model.
+   */
+  notice: (message: string, level?: 'info' | 'warning') => void
+  /** The folder the session works in (its real path). */
+  projectDir: string
+}
+
+export type AgentPlugin = Plugin<AgentEvents, AgentServices>
+
+/** A plugin named in config.json could not be loaded; the session's agent is not set up. */
+export class PluginLoadError extends Error {
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super(message, options)
+    this.name = 'PluginLoadError'
+  }
+}
+
 /** An assembled agent and the parts its owner may need again (counting, rules). */
 export interface AgentSetup {
   readonly agent: Agent
@@ -123,7 +155,8 @@ export function approvalRulesFor(config: Config, projectDir: string): ApprovalRu
  * Builds the agent of one session: the tool registry (built-ins, read_output, recall), the
  * approval policy with the project's rules, the turn workspace (diffs), the tool pipeline, the
  * prompt sections (read once, so the system prompt stays byte-identical), the turn context, the
- * session's token counter, and automatic compaction when the window is known.
+ * session's token counter, automatic compaction when the window is known, and the plugins named
+ * in config.json (one that cannot load rejects the setup, after logging PLUGIN_LOAD_FAILED).
  */
 export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
   const { session, projectDir, config } = opts
@@ -168,7 +201,18 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     projectDir,
     new SnapshotStore(join(opts.dataDir, 'snapshots')),
   )
-  const tools = createToolPipeline({ registry, approvals, spill, projectDir, workspace, isLean })
+  // One kernel for the agent: compaction joins the loop; config.json's plugins join the loop and
+  // the tools (a plugin that cannot load stops the setup here, before anything runs).
+  const kernel = await agentKernel(opts, tokens, window)
+  const tools = createToolPipeline({
+    registry,
+    approvals,
+    spill,
+    projectDir,
+    workspace,
+    isLean,
+    kernel,
+  })
   // Built once per agent: the system prompt (AGENTS.md included) stays byte-identical for every
   // request; the date and git state go in as a context message at turn start instead.
   const names = registry.view().map((tool) => tool.name)
@@ -187,7 +231,7 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     session,
     adapter,
     model,
-    kernel: await compactionKernel(opts, tokens, window),
+    kernel,
     tools,
     turnHooks: workspace.turnHooks,
     prompt: () => (isLean() ? lean : full).assemble(),
@@ -279,13 +323,26 @@ async function compactForOverflow(
   )
 }
 
-/** The loop's kernel: compaction before a step whose request would pass the window's threshold. */
-async function compactionKernel(
+/**
+ * The agent's kernel: the session's services for plugins, compaction before a step whose request
+ * would pass the window's threshold, then config.json's plugins in order.
+ */
+async function agentKernel(
   opts: AgentSetupOptions,
   tokens: SessionTokens,
   window: ContextWindow,
-): Promise<Kernel<LoopEvents>> {
-  const kernel = new Kernel<LoopEvents>()
+): Promise<Kernel<AgentEvents, AgentServices>> {
+  const kernel = new Kernel<AgentEvents, AgentServices>()
+  const { session } = opts
+  await kernel.load({
+    name: 'session',
+    setup(ctx) {
+      ctx.provide('notice', (message, level = 'info') => {
+        session.append('notice', { level, code: 'PLUGIN_NOTICE', message })
+      })
+      ctx.provide('projectDir', opts.projectDir)
+    },
+  })
   const { threshold, keepUserTurns, model: summaryModel, prune } = opts.config.compaction
   await kernel.load(
     compactionPlugin({
@@ -299,7 +356,57 @@ async function compactionKernel(
       ...(opts.onCompacted ? { onCompacted: opts.onCompacted } : {}),
     }),
   )
+  await loadConfiguredPlugins(kernel, opts)
   return kernel
+}
+
+/**
+ * config.json's `plugins`, in order, each path absolute or relative to the data folder. One that
+ * cannot load (missing, failing to import, exporting no plugin, a setup that throws) stops the
+ * setup: a plugin is often a safety rule, and running quietly without it would do what it was
+ * meant to stop. The failure is logged as an error (PLUGIN_LOAD_FAILED) and thrown in the same
+ * words; the loaded ones are named once per session in a notice (PLUGINS_LOADED).
+ */
+async function loadConfiguredPlugins(
+  kernel: Kernel<AgentEvents, AgentServices>,
+  opts: AgentSetupOptions,
+): Promise<void> {
+  const { session } = opts
+  const loaded: string[] = []
+  for (const entry of opts.config.plugins ?? []) {
+    const path = pluginPath(entry, opts.dataDir)
+    try {
+      const plugin = await importPluginFile<AgentEvents, AgentServices>(path)
+      await kernel.load(plugin)
+      loaded.push(`${plugin.name} (${path})`)
+    } catch (error) {
+      const why =
+        error instanceof PluginFileError
+          ? error.message
+          : `the plugin ${path} failed in its setup: ${describeCause(error)}`
+      const message = `${why}. The session cannot run without it: fix the file, or remove it from "plugins" in config.json.`
+      session.append('error', { scope: 'session', code: 'PLUGIN_LOAD_FAILED', message })
+      await session.flush()
+      throw new PluginLoadError(message, { cause: error })
+    }
+  }
+  if (loaded.length === 0) return
+  const message = `Plugins in this session: ${loaded.join(', ')}.`
+  const said = session
+    .slice()
+    .some(
+      (event) =>
+        event.type === 'notice' &&
+        event.data.code === 'PLUGINS_LOADED' &&
+        event.data.message === message,
+    )
+  if (!said) session.append('notice', { level: 'info', code: 'PLUGINS_LOADED', message })
+}
+
+/** A setup failure's own words: a PluginError's cause, else the error's message. */
+function describeCause(error: unknown): string {
+  const cause = error instanceof PluginError ? error.cause : error
+  return cause instanceof Error ? cause.message : String(cause)
 }
 
 function limitsOf(config: Config, maxSteps: number | undefined): Partial<AgentLimits> {

@@ -3,9 +3,9 @@
  * model unknown, the endpoint unreachable while resolving it): the input is logged anyway and
  * the turn it would have started ends at once with an `error` that says what to configure.
  */
-import type { ErrorCode } from '../../../protocol/contract.js'
-import type { Session } from '../log/index.js'
-import { HostError } from './host.js'
+import type { ErrorCode } from '../../../../protocol/contract.js'
+import type { Session } from '../../log/index.js'
+import { HostError } from '../host.js'
 
 /** The session's agent could not be built. A HostError, so callers of `compaction/run` see it. */
 export class AgentUnavailable extends HostError {
@@ -38,7 +38,7 @@ export class AgentUnavailable extends HostError {
 /**
  * Logs input that no agent can take, as a turn that ended before its first step: `inbox/queued`
  * (the text, durable), `turn/start`, `inbox/claimed`, `error`, `turn/end` (error). This is the
- * shape of a turn refused before any step (DESIGN.md 4: the route is chosen before the user's
+ * shape of a turn refused before any step (the route is chosen before the user's
  * message is logged as sent), so the model never sees the text, a later send does not repeat it
  * to the model, and the UI shows the input with the reason next to it. Claiming it keeps it from
  * being swept into the next turn unasked.

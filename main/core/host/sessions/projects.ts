@@ -2,9 +2,9 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, isAbsolute, join } from 'node:path'
 import { z } from 'zod'
-import type { Project } from '../../../protocol/contract.js'
-import { writeFileAtomic } from './files.js'
-import { HostError } from './host.js'
+import type { Project } from '../../../../protocol/contract.js'
+import { writeFileAtomic } from '../files.js'
+import { HostError } from '../host.js'
 
 /** The recent projects list in the data folder. */
 export const PROJECTS_FILE = 'projects.json'

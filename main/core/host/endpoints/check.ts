@@ -3,8 +3,8 @@
  * someone looking at a settings form. Built from the listing's ModelError, whose messages
  * already name the endpoint without credentials and never contain the key.
  */
-import type { ModelError } from '../models/types.js'
-import { describeEndpoint, START_HINT_BY_PORT } from '../models/model-errors.js'
+import type { ModelError } from '../../models/types.js'
+import { describeEndpoint, START_HINT_BY_PORT } from '../../models/model-errors.js'
 
 export interface CheckContext {
   readonly baseUrl: string

@@ -1,9 +1,9 @@
 import { join } from 'node:path'
-import { LogError } from '../log/errors.js'
-import { StoreError } from '../store/index.js'
-import { SnapshotStore } from '../workspace/snapshot.js'
-import { HostError } from './host.js'
-import type { HostHandlers } from './host.js'
+import { LogError } from '../../log/errors.js'
+import { StoreError } from '../../store/index.js'
+import { SnapshotStore } from '../../workspace/snapshot.js'
+import { HostError } from '../host.js'
+import type { HostHandlers } from '../host.js'
 import { RecentProjects, resolveProjectDir } from './projects.js'
 import type {
   HandlerGroup,
@@ -11,14 +11,14 @@ import type {
   RuntimeService,
   SessionMethods,
   SettingsService,
-} from './services.js'
+} from '../services.js'
 import { filesExist } from './project-files.js'
-import { readEventsPage, searchSessions } from './sessions-events.js'
-import { SessionWrites } from './sessions-manage.js'
-import { readOutput } from './sessions-output.js'
-import { requestView } from './sessions-request.js'
-import { SessionSummaries } from './sessions-summary.js'
-import { SNAPSHOTS_DIR, workspaceDiff } from './sessions-workspace.js'
+import { readEventsPage, searchSessions } from './events.js'
+import { SessionWrites } from './manage.js'
+import { readOutput } from './output.js'
+import { requestView } from './request.js'
+import { SessionSummaries } from './summary.js'
+import { SNAPSHOTS_DIR, workspaceDiff } from './workspace.js'
 
 export interface SessionDeps {
   readonly settings: SettingsService

@@ -4,8 +4,8 @@
  * Messages never repeat the value that failed: it may be a pasted API key.
  */
 import type { z } from 'zod'
-import type { FieldError } from '../../../protocol/contract.js'
-import type { Config } from '../../../protocol/settings.js'
+import type { FieldError } from '../../../../protocol/contract.js'
+import type { Config } from '../../../../protocol/settings.js'
 
 /** The contract's id limit: an endpoint id longer than this could not cross the bridge. */
 const MAX_ENDPOINT_ID_CHARS = 200

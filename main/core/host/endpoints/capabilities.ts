@@ -9,8 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
-import { ProbeReport } from '../../../protocol/probe-report.js'
-import { writeFileAtomic } from './files.js'
+import { ProbeReport } from '../../../../protocol/probe-report.js'
+import { writeFileAtomic } from '../files.js'
 
 export const CAPABILITIES_FILE = 'capabilities.json'
 

@@ -3,9 +3,9 @@
  * question is notified as `approval/request` and waits, listed in `pending`, until
  * `approval/respond` answers it or the turn's signal aborts it (a cancel, or the Host closing).
  */
-import type { ApprovalRequest as BridgeApprovalRequest } from '../../../protocol/contract.js'
-import type { Session } from '../log/session.js'
-import type { ApprovalChannel, ApprovalDecision } from '../tools/approvals.js'
+import type { ApprovalRequest as BridgeApprovalRequest } from '../../../../protocol/contract.js'
+import type { Session } from '../../log/session.js'
+import type { ApprovalChannel, ApprovalDecision } from '../../tools/approvals.js'
 
 export interface ApprovalAnswer {
   readonly sessionId: string
@@ -44,7 +44,7 @@ export class ApprovalBridge {
           callId: request.callId,
           tool: request.tool,
           description: request.description,
-          args: callArgs(session, request.callId),
+          args: request.args,
           ...(request.approvalKey === undefined ? {} : { approvalKey: request.approvalKey }),
           ...(request.warnings ? { warnings: [...request.warnings] } : {}),
           ...(request.grantOptions && request.grantOptions.length > 0
@@ -109,31 +109,5 @@ export class ApprovalBridge {
     const calls = this.waiting.get(sessionId)
     calls?.delete(callId)
     if (calls?.size === 0) this.waiting.delete(sessionId)
-  }
-}
-
-/**
- * The arguments of a call as the model sent them, parsed: the policy hands the channel only a
- * description, so they are read back from the step's `assistant/message` (the latest one, since
- * approvals are asked inside the open step). Text that is not JSON is shown as it is.
- */
-export function callArgs(session: Session, callId: string): unknown {
-  for (let seq = session.length - 1; seq >= 0; seq--) {
-    const event = session.event(seq)
-    if (event?.type !== 'assistant/message') continue
-    for (const block of event.data.blocks) {
-      if (block.type === 'tool-call' && block.callId === callId) return parseArgs(block.args)
-    }
-    return undefined
-  }
-  return undefined
-}
-
-function parseArgs(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    // Pipeline validation has accepted these arguments, so this is rare; show the raw text.
-    return text
   }
 }

@@ -3,14 +3,14 @@
  * person reads: the CLI prints the card, the settings show the same facts (the renderer words
  * them from the report itself).
  */
-import type { ProbeReport } from '../../../protocol/probe-report.js'
-import { probeRows, serverName } from '../../../protocol/probe-words.js'
-import type { ListModelsResult } from '../models/discovery.js'
-import { probeModel } from '../models/probe.js'
-import type { EndpointConfig } from '../models/types.js'
+import type { ProbeReport } from '../../../../protocol/probe-report.js'
+import { probeRows, serverName } from '../../../../protocol/probe-words.js'
+import type { ListModelsResult } from '../../models/discovery.js'
+import { probeModel } from './probe.js'
+import type { EndpointConfig } from '../../models/types.js'
 import type { CapabilityStore } from './capabilities.js'
-import type { EndpointEntry } from './endpoints.js'
-import { connectModel } from './model-connection.js'
+import type { EndpointEntry } from './resolve.js'
+import { connectModel } from './connection.js'
 
 export interface ProbeInputs {
   readonly entry: EndpointEntry

@@ -8,17 +8,22 @@
  * says it runs, then what it advertises. On Ollama a configured window is also sent as
  * `num_ctx`, so the window planned for is the window run.
  */
-import type { ListModelsResult } from '../models/discovery.js'
-import { createOllamaAdapter } from '../models/ollama-native.js'
-import { createOpenAiCompatibleAdapter } from '../models/openai-compatible.js'
-import { kindOfHost, profileFor } from '../models/profile.js'
-import type { ProbedShape, ProfileOverride, ServerKind, ServerProfile } from '../models/profile.js'
-import type { EndpointConfig, ModelAdapter } from '../models/types.js'
-import type { WindowSource } from '../tokens/window.js'
+import type { ListModelsResult } from '../../models/discovery.js'
+import { createOllamaAdapter } from '../../models/ollama-native.js'
+import { createOpenAiCompatibleAdapter } from '../../models/openai-compatible.js'
+import { kindOfHost, profileFor } from '../../models/profile.js'
+import type {
+  ProbedShape,
+  ProfileOverride,
+  ServerKind,
+  ServerProfile,
+} from '../../models/profile.js'
+import type { EndpointConfig, ModelAdapter } from '../../models/types.js'
+import type { WindowSource } from '../../tokens/window.js'
 import type { CapabilityRecord, CapabilityStore } from './capabilities.js'
-import { raiseWindowHint } from '../../../protocol/probe-words.js'
-import { configuredWindow } from './endpoints.js'
-import type { EndpointEntry } from './endpoints.js'
+import { raiseWindowHint } from '../../../../protocol/probe-words.js'
+import { configuredWindow } from './resolve.js'
+import type { EndpointEntry } from './resolve.js'
 
 export interface ModelConnection {
   readonly adapter: ModelAdapter

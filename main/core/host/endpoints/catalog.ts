@@ -3,10 +3,10 @@
  * query the server every time, plus what only `model/list` needs (tool support). Failures are
  * not kept: a server that was just started is seen at the next call.
  */
-import { isRecord } from '../models/model-errors.js'
-import { listModels } from '../models/discovery.js'
-import type { ListModelsResult } from '../models/discovery.js'
-import type { EndpointConfig } from '../models/types.js'
+import { isRecord } from '../../models/model-errors.js'
+import { listModels } from '../../models/discovery.js'
+import type { ListModelsResult } from '../../models/discovery.js'
+import type { EndpointConfig } from '../../models/types.js'
 
 /** How long a successful listing stays fresh. */
 export const DEFAULT_LISTING_TTL_MS = 30_000
