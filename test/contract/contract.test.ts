@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { methods, notifications, resultSchema } from '../../protocol/contract.js'
 import type {
+  EventDto,
   MethodName,
   ParamsOf,
   ResultOf,
@@ -39,7 +40,7 @@ const approval = {
   args: { command: 'npm test' },
   approvalKey: 'npm test',
 }
-const event = {
+const event: EventDto = {
   seq: 16,
   type: 'tool/call',
   v: 1,

@@ -12,7 +12,7 @@ import {
   grantChoices,
   inBackticks,
   respondParams,
-} from '../../renderer/src/features/chat/approval-words'
+} from '../../renderer/src/state/approval-words'
 
 const request = (extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   sessionId: 's1',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { EventDto } from '../../protocol/contract'
+import { EventDto } from '../../protocol/contract'
 import type { StreamDelta } from '../../renderer/src/features/feed'
 import {
   itemIndexForSeq,
@@ -21,6 +21,7 @@ import {
 } from '../../renderer/src/features/chat/format'
 import { rowsOfChange, rowsOfPatch } from '../../renderer/src/features/chat/diff-lines'
 import { isBinaryRef, previewOf } from '../../renderer/src/features/chat/tool-output'
+import { asEvent } from './event-fixture'
 
 /** A log written event by event: seq counts up, `at` is seq * 100 ms unless given. */
 function log() {
@@ -29,7 +30,7 @@ function log() {
   let step = 0
   const add = (type: string, data: Record<string, unknown>, at?: number): EventDto => {
     const seq = events.length
-    const event = { seq, type, v: 1, turn, step, at: at ?? seq * 100, data }
+    const event = asEvent({ seq, type, v: 1, turn, step, at: at ?? seq * 100, data })
     events.push(event)
     return event
   }
@@ -419,23 +420,24 @@ describe('buildItems: notices', () => {
     })
     l.add('user/message', { content: 'Your previous reply was cut off.', kind: 'notice' })
     l.add('notice', { level: 'info', code: 'SOMETHING', message: 'for your information' })
-    l.add('notice', { level: 'loud', code: 7 })
     const items = buildItems(l.events)
-    expect(items.map((i) => i.kind)).toEqual([
-      'user',
-      'assistant',
-      'notice',
-      'context',
-      'notice',
-      'notice',
-    ])
+    expect(items.map((i) => i.kind)).toEqual(['user', 'assistant', 'notice', 'context', 'notice'])
     expect(only(items, 'assistant')[0]?.finish).toBe('max-tokens')
     expect(only(items, 'notice')).toMatchObject([
       { level: 'warning', code: 'OUTPUT_TRUNCATED', key: 'notice-5' },
       { level: 'info', code: 'SOMETHING', message: 'for your information' },
-      // An unknown level reads as a warning; a missing message as empty.
-      { level: 'warning', code: '', message: '' },
     ])
+    // An unknown level or a missing message never reaches the chat: the bridge refuses it.
+    const loud = {
+      seq: 9,
+      type: 'notice',
+      v: 1,
+      turn: 1,
+      step: 1,
+      at: 0,
+      data: { level: 'loud', code: 7 },
+    }
+    expect(EventDto.safeParse(loud).success).toBe(false)
     const [told] = only(items, 'context')
     expect(told).toMatchObject({ purpose: 'notice', text: 'Your previous reply was cut off.' })
     // The user's own message is not what Bridle said.
@@ -480,7 +482,11 @@ describe('buildItems: notices', () => {
     l.add('error', { scope: 'step', code: 'CONTEXT_TRUNCATED_BY_SERVER', message: 'first cut' })
     l.add('error', { scope: 'turn', code: 'SERVER_ERROR', message: 'other' })
     expect(latestServerCut(l.events)).toEqual({ seq: 1, message: 'first cut' })
-    const second = l.add('error', { scope: 'step', code: 'CONTEXT_TRUNCATED_BY_SERVER' })
+    const second = l.add('error', {
+      scope: 'step',
+      code: 'CONTEXT_TRUNCATED_BY_SERVER',
+      message: '',
+    })
     expect(latestServerCut(l.events)).toEqual({ seq: second.seq, message: '' })
     // The error keeps its row in the chat, where it happened.
     const errors = only(buildItems(l.events), 'error')
@@ -497,12 +503,15 @@ describe('buildItems: notices', () => {
   })
 
   it('reads payloads of unexpected shapes without throwing', () => {
+    // Such payloads never reach the projection: the bridge parses every event with its type's
+    // schema and refuses these (a notification is dropped, a page fails whole, with its reason).
     const l = log()
     l.add('assistant/message', { blocks: 'nope', textCalls: 'hermes' })
     l.add('notice', { level: null, message: { nested: true } })
     l.add('tool/result', { callId: 7 })
     l.add('workspace/diff', { files: [null, { path: 3 }] })
-    expect(() => buildItems(l.events)).not.toThrow()
+    for (const event of l.events) expect(EventDto.safeParse(event).success).toBe(false)
+    expect(() => buildItems(l.events.filter((e) => EventDto.safeParse(e).success))).not.toThrow()
   })
 })
 

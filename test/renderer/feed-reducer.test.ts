@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type {
-  ApprovalRequest,
-  EventDto,
-  ModelProfileView,
-  SessionSummary,
-} from '../../protocol/contract'
+import type { ApprovalRequest, ModelProfileView, SessionSummary } from '../../protocol/contract'
 import { OLLAMA_PROFILE } from '../fixtures/probe-samples'
 import {
   FEED_EVENT_TYPES,
@@ -15,11 +10,12 @@ import {
 } from '../../renderer/src/state/feed-reducer'
 import type { FeedAction, FeedState, StreamDelta } from '../../renderer/src/state/feed-reducer'
 import { toSessionFeed } from '../../renderer/src/state/feed-view'
+import { asEvent } from './event-fixture'
 
 const SESSION = 's1'
 
 const ev = (seq: number, type: string, data: Record<string, unknown> = {}, turn = 1, step = 1) =>
-  ({ seq, type, v: 1, turn, step, at: 1000 + seq, data }) satisfies EventDto
+  asEvent({ seq, type, v: 1, turn, step, at: 1000 + seq, data })
 
 const summary = (over: Partial<SessionSummary> = {}): SessionSummary => ({
   id: SESSION,
@@ -181,6 +177,44 @@ describe('notifications', () => {
     )
     expect(seqs(filled)).toEqual([0, 1, 2, 4])
     expect(filled.coveredTo).toBe(5)
+    expect(gapStart(filled)).toBeUndefined()
+  })
+
+  it('takes skipped chunks for no gap when the notification names the last event held', () => {
+    // Seqs 1..3 were chunks: the host says the previous forwarded event was 0, which is held.
+    const step = run([{ type: 'event', event: ev(4, 'assistant/message'), prevSeq: 0 }], loaded)
+    expect(seqs(step)).toEqual([0, 4])
+    expect(step.coveredTo).toBe(5)
+    expect(gapStart(step)).toBeUndefined()
+    // The first forwarded event of a log (-1: none before it) follows on from nothing.
+    const first = run([{ type: 'event', event: ev(2, 'session/created'), prevSeq: -1 }], {
+      ...initialFeed(SESSION),
+      isLoading: false,
+    })
+    expect(first.coveredTo).toBe(3)
+    expect(gapStart(first)).toBeUndefined()
+  })
+
+  it('still sees a gap when the event before the notification was never received', () => {
+    // The previous forwarded event was 3, and the feed holds only up to 0: 1..3 were missed.
+    const gapped = run([{ type: 'event', event: ev(6, 'tool/call'), prevSeq: 3 }], loaded)
+    expect(gapped.coveredTo).toBe(1)
+    expect(gapStart(gapped)).toBe(1)
+    // Once the fetch brings them, the next notification follows on again.
+    const filled = run(
+      [
+        {
+          type: 'page',
+          fromSeq: 1,
+          events: [ev(1, 'turn/start'), ev(3, 'step/start'), ev(6, 'tool/call')],
+          nextSeq: null,
+          length: 7,
+        },
+        { type: 'event', event: ev(9, 'tool/result'), prevSeq: 6 },
+      ],
+      gapped,
+    )
+    expect(filled.coveredTo).toBe(10)
     expect(gapStart(filled)).toBeUndefined()
   })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { EventDto } from '../../protocol/contract'
 import { barsOverlap, layoutGantt } from '../../renderer/src/features/timeline/gantt'
+import { asEvent } from './event-fixture'
 
 let nextSeq = 0
 const ev = (
@@ -9,7 +10,7 @@ const ev = (
   data: Record<string, unknown> = {},
   turn = 1,
   step = 1,
-): EventDto => ({ seq: nextSeq++, type, v: 1, turn, step, at, data })
+): EventDto => asEvent({ seq: nextSeq++, type, v: 1, turn, step, at, data })
 
 describe('layoutGantt', () => {
   it('puts a request and two parallel reads of one step on one lane, the reads on two rows', () => {
@@ -46,13 +47,13 @@ describe('layoutGantt', () => {
   it('reuses a row for calls that ran one after another, and gives each step its own lane', () => {
     nextSeq = 0
     const events = [
-      ev('request/start', 0),
+      ev('request/start', 0, { model: 'scripted' }),
       ev('assistant/message', 5),
       ev('tool/call', 6, { callId: 'x', name: 'bash' }),
       ev('tool/result', 20, { callId: 'x', ok: true }),
       ev('tool/call', 21, { callId: 'y', name: 'edit' }),
       ev('tool/result', 30, { callId: 'y', ok: true }),
-      ev('request/start', 31, {}, 1, 2),
+      ev('request/start', 31, { model: 'scripted' }, 1, 2),
       ev('assistant/message', 40, {}, 1, 2),
     ]
     const layout = layoutGantt(events)
@@ -65,7 +66,7 @@ describe('layoutGantt', () => {
     expect(x?.row).toBe(1)
     expect(y?.row).toBe(1)
     expect(x && y && barsOverlap(x, y)).toBe(false)
-    expect(layout.bars.at(-1)).toMatchObject({ lane: 1, row: 0, label: 'request' })
+    expect(layout.bars.at(-1)).toMatchObject({ lane: 1, row: 0, label: 'scripted' })
   })
 
   it('ends open bars at `now`, and a retried request at the retry', () => {

@@ -2,18 +2,21 @@ import { describe, expect, it } from 'vitest'
 import type { EventDto } from '../../protocol/contract'
 import { EventRows, matchesFilter } from '../../renderer/src/features/timeline/event-rows'
 import type { PageRequest } from '../../renderer/src/features/timeline/event-rows'
+import { asEvent } from './event-fixture'
 
 /** A fake `session/events` over `length` events: turn = seq / 100, every 3rd a tool/call. */
 function fakeLog(length: number) {
-  const events: EventDto[] = Array.from({ length }, (_, seq) => ({
-    seq,
-    type: seq % 3 === 0 ? 'tool/call' : 'step/start',
-    v: 1,
-    turn: Math.floor(seq / 100),
-    step: 1,
-    at: seq,
-    data: {},
-  }))
+  const events: EventDto[] = Array.from({ length }, (_, seq) =>
+    asEvent({
+      seq,
+      type: seq % 3 === 0 ? 'tool/call' : 'step/start',
+      v: 1,
+      turn: Math.floor(seq / 100),
+      step: 1,
+      at: seq,
+      data: {},
+    }),
+  )
   const requests: PageRequest[] = []
   const load = (request: PageRequest) => {
     requests.push(request)
@@ -138,11 +141,13 @@ describe('EventRows, filtered', () => {
     await settle()
     expect(rows.hasMore).toBe(false)
     const base = { v: 1, turn: 0, step: 1, at: 0, data: {} }
-    rows.append([
-      { ...base, seq: 30, type: 'tool/call' },
-      { ...base, seq: 31, type: 'tool/result' },
-      { ...base, seq: 32, type: 'tool/call', turn: 1 },
-    ])
+    rows.append(
+      [
+        { ...base, seq: 30, type: 'tool/call' },
+        { ...base, seq: 31, type: 'tool/result' },
+        { ...base, seq: 32, type: 'tool/call', turn: 1 },
+      ].map(asEvent),
+    )
     expect(rows.loaded().map((e) => e.seq)).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30])
   })
 

@@ -3,7 +3,7 @@
  * do, a guard, nobody to ask), the grants "always allow" may keep, and the `approval/respond`
  * params an answer sends. Pure, so the chat, the timeline and the tests share one wording.
  */
-import type { ApprovalRequest, ParamsOf } from '../../../../protocol/contract'
+import type { ApprovalRequest, ParamsOf } from '../../../protocol/contract'
 
 /** Who made an `approval/decided` (protocol/events.ts); absent in older logs: the user. */
 export type DecidedBy = 'user' | 'mode' | 'rule' | 'assessment' | 'guard' | 'no-channel'

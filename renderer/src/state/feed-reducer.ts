@@ -5,8 +5,9 @@
  *
  * Invariants the panels rely on: `events` is sorted by seq with no seq twice, and never holds an
  * `assistant/chunk` (the live text is `streaming`). `coveredTo` is the seq below which every
- * event is known to be in `events`: a notification past it means events were missed (or were
- * chunks, which are never forwarded), so the store fetches `[coveredTo, that seq)` to be sure.
+ * feed event is known to be in `events`. A notification names the previous forwarded event
+ * (`prevSeq`); when that is covered, the seqs in between were chunks and coverage moves past the
+ * new event. Otherwise events were missed, and the store fetches `[coveredTo, that seq)`.
  */
 import { FORWARDED_EVENT_TYPES } from '../../../protocol/contract'
 import type {
@@ -16,6 +17,7 @@ import type {
   NotificationOf,
   SessionSummary,
 } from '../../../protocol/contract'
+import { isDecided, lastOfType } from './event-selectors'
 
 export type StreamDelta = NotificationOf<'stream/delta'>
 /** What `session/get` answers. */
@@ -65,7 +67,12 @@ export type FeedAction =
       readonly nextSeq: number | null
       readonly length: number
     }
-  | { readonly type: 'event'; readonly event: EventDto }
+  /**
+   * A `session/event` notification. `prevSeq` is the seq of the previous forwarded event (-1 for
+   * none): the seqs between it and this event are chunks, never forwarded, so a feed that covers
+   * `prevSeq` covers this event too. Absent when not known (then only a seq that follows on does).
+   */
+  | { readonly type: 'event'; readonly event: EventDto; readonly prevSeq?: number }
   | { readonly type: 'delta'; readonly delta: StreamDelta }
   | { readonly type: 'approval'; readonly request: ApprovalRequest }
   | { readonly type: 'running'; readonly isRunning: boolean }
@@ -105,7 +112,7 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
     case 'page':
       return applyPage(state, action)
     case 'event':
-      return applyEvent(state, action.event)
+      return applyEvent(state, action.event, action.prevSeq)
     case 'delta':
       return applyDelta(state, action.delta)
     case 'approval':
@@ -148,11 +155,14 @@ function applyPage(state: FeedState, page: Extract<FeedAction, { type: 'page' }>
   return page.nextSeq === null ? settle({ ...next, isLoading: false }) : next
 }
 
-function applyEvent(state: FeedState, event: EventDto): FeedState {
+function applyEvent(state: FeedState, event: EventDto, prevSeq?: number): FeedState {
   if (!isFeedEvent(event)) return state
   const events = mergeEvents(state.events, [event])
   if (events === state.events) return state
-  const coveredTo = event.seq === state.coveredTo ? event.seq + 1 : state.coveredTo
+  // Covered up to the previous forwarded event: nothing but chunks lies between it and this one.
+  const followsOn =
+    event.seq === state.coveredTo || (prevSeq !== undefined && prevSeq < state.coveredTo)
+  const coveredTo = followsOn ? Math.max(state.coveredTo, event.seq + 1) : state.coveredTo
   return settle({ ...state, events, coveredTo: advanceCovered(events, coveredTo) }, event)
 }
 
@@ -169,7 +179,7 @@ function settle(state: FeedState, event?: EventDto): FeedState {
     } else if (e.type === 'turn/end') {
       streaming = streaming.filter((d) => d.turn > e.turn)
     } else if (e.type === 'approval/decided') {
-      const callId = e.data['callId']
+      const { callId } = e.data
       pendingApprovals = pendingApprovals.filter((a) => a.callId !== callId)
     }
   }
@@ -191,18 +201,6 @@ const isFeedEvent = (event: EventDto): boolean => event.type !== 'assistant/chun
 
 function isAfter(delta: StreamDelta, turn: number, step: number): boolean {
   return delta.turn > turn || (delta.turn === turn && delta.step > step)
-}
-
-function lastOfType(events: readonly EventDto[], type: string): EventDto | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]
-    if (event?.type === type) return event
-  }
-  return undefined
-}
-
-function isDecided(events: readonly EventDto[], callId: string): boolean {
-  return events.some((e) => e.type === 'approval/decided' && e.data['callId'] === callId)
 }
 
 /** `session/get`'s list, plus requests notified since, less those the log shows decided. */

@@ -155,8 +155,9 @@ export function createShellStore(api: BridleApi): {
   }
 
   /**
-   * Fetches past a gap once notifications settle: one call per burst, not per event. Chunks
-   * (never forwarded) make a gap at every step, so this runs about once a step.
+   * Fetches past a gap once notifications settle: one call per burst, not per event. Skipped
+   * chunks are no gap (each notification names the previous forwarded seq), so this runs only
+   * when notifications were really missed.
    */
   const scheduleGapFetch = () => {
     if (gapTimer !== undefined || isGapFetching) return
@@ -246,8 +247,8 @@ export function createShellStore(api: BridleApi): {
   const connect = () => {
     const disposers = [
       api.subscribe('bridge/ready', onReady),
-      api.subscribe('session/event', ({ sessionId, event }) =>
-        dispatch(sessionId, { type: 'event', event }),
+      api.subscribe('session/event', ({ sessionId, event, prevSeq }) =>
+        dispatch(sessionId, { type: 'event', event, prevSeq }),
       ),
       api.subscribe('stream/delta', (delta) => dispatch(delta.sessionId, { type: 'delta', delta })),
       api.subscribe('approval/request', (request) =>

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react'
 import type { ApprovalRequest, BridleApi } from '../../../../protocol/contract'
-import { codeSpans, grantChoices, respondParams } from './approval-words'
-import type { ApprovalAnswer, GrantChoice } from './approval-words'
+import { codeSpans, grantChoices, respondParams } from '../../state/approval-words'
+import type { ApprovalAnswer, GrantChoice } from '../../state/approval-words'
 import { sentence } from './format'
 
 interface ApprovalPromptProps {

@@ -3,7 +3,7 @@
  * status labels and what to do about an error code. Pure, so it is unit-tested with the items.
  */
 import type { ToolStatus } from './items'
-import { record } from './read-data'
+import { record } from './read-json'
 
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`

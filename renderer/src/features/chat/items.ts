@@ -10,9 +10,8 @@
  */
 import type { EventDto } from '../../../../protocol/contract'
 import type { StreamDelta } from '../feed'
-import type { DecidedBy } from './approval-words'
-import { num, record } from './read-data'
-import type { Data } from './read-data'
+import type { DecidedBy } from '../../state/approval-words'
+import type { Data } from './read-json'
 
 /** Codes the log writes when it closes calls a crash left open (protocol/events.ts). */
 export const TOOL_OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
@@ -237,7 +236,7 @@ export function latestPromptTokens(events: readonly EventDto[]): number | undefi
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]
     if (event?.type !== 'request/start') continue
-    const tokens = num(record(event.data['estimate']), 'tokens')
+    const tokens = event.data.estimate?.tokens
     if (tokens !== undefined) return tokens
   }
   return undefined
@@ -257,9 +256,8 @@ export function latestServerCut(
     if (event === undefined || event.turn === 0) continue
     if (lastTurn === 0) lastTurn = event.turn
     if (event.turn < lastTurn) return undefined
-    if (event.type === 'error' && event.data['code'] === CONTEXT_TRUNCATED_BY_SERVER) {
-      const message = event.data['message']
-      return { seq: event.seq, message: typeof message === 'string' ? message : '' }
+    if (event.type === 'error' && event.data.code === CONTEXT_TRUNCATED_BY_SERVER) {
+      return { seq: event.seq, message: event.data.message }
     }
   }
   return undefined

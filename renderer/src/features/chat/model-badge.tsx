@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react'
 import type { ModelProfileView } from '../../../../protocol/contract'
-import { CapabilityCard } from '../settings/capability-card'
+import { CapabilityCard } from '../settings'
 import type { DrawerPanel } from '../feed'
 import { badgeServer, profileFacts, profileQuirks, profileServer } from './profile-words'
 import './model-status.css'

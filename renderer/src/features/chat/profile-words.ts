@@ -4,7 +4,7 @@
  */
 import type { ModelProfileView } from '../../../../protocol/contract'
 import { serverName } from '../../../../protocol/probe-words'
-import { windowSourceText } from '../settings/words'
+import { windowSourceText } from '../settings'
 
 /**
  * What differs from a server that simply streams structured calls: each a few words, for the

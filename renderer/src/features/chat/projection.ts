@@ -3,12 +3,12 @@
  * items.ts). One pass in log order; a tool call's later events (approval, `tool/call`,
  * `tool/result`, the turn's end) update its item in place, where the model asked for it.
  */
-import type { EventDto } from '../../../../protocol/contract'
-import { decidedBy } from './approval-words'
+import type { EventDto, EventDtoOf } from '../../../../protocol/contract'
+import { assistantParts } from '../../state/event-selectors'
+import type { CallEvent } from '../../state/event-selectors'
 import { stabilizeItems, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './items'
-import type { ChatItem, FileSummary, ToolCallView, ToolStatus, Usage } from './items'
-import { num, optStr, record, records, str, strings } from './read-data'
-import type { Data } from './read-data'
+import type { ChatItem, ToolCallView, ToolStatus, Usage } from './items'
+import { num } from './read-json'
 
 const INTERRUPTED_CODES = new Set(['ABORTED', 'ABORTED_BEFORE_DISPATCH', 'CANCELLED'])
 const DENIED_CODES = new Set(['APPROVAL_DENIED', 'POLICY_DENIED', 'GUARD_DENIED'])
@@ -80,12 +80,10 @@ class ItemBuilder {
   private readonly errorTurns = new Set<number>()
 
   add(event: EventDto): void {
-    const data = event.data
     const base = { seq: event.seq, turn: event.turn, rev: event.seq }
     switch (event.type) {
       case 'user/message': {
-        const kind = str(data, 'kind')
-        const text = str(data, 'content')
+        const { kind, content: text } = event.data
         if (kind === 'context' || kind === 'notice') {
           this.items.push({
             ...base,
@@ -99,44 +97,40 @@ class ItemBuilder {
         }
         return
       }
-      case 'notice':
+      case 'notice': {
+        const { level, code, message } = event.data
         this.items.push({
           ...base,
           kind: 'notice',
           key: `notice-${event.seq}`,
-          level: str(data, 'level') === 'info' ? 'info' : 'warning',
-          code: str(data, 'code'),
-          message: str(data, 'message'),
+          level,
+          code,
+          message,
         })
         return
+      }
       case 'assistant/message':
         this.addAssistant(event)
         return
-      case 'approval/requested':
+      case 'approval/requested': {
+        const { description, approvalKey, warnings } = event.data
         this.updateCall(event, (call) => {
-          const approvalKey = optStr(data, 'approvalKey')
-          const warnings = strings(data['warnings'])
           call.approval = {
-            description: str(data, 'description'),
+            description,
             ...(approvalKey === undefined ? {} : { approvalKey }),
-            ...(warnings.length === 0 ? {} : { warnings }),
+            ...(warnings === undefined || warnings.length === 0 ? {} : { warnings }),
           }
           if (call.status === 'queued') call.status = 'awaiting-approval'
         })
         return
-      case 'approval/decided':
+      }
+      case 'approval/decided': {
+        const { decision, remember, reason, by, detail, grant } = event.data
         this.updateCall(event, (call) => {
-          const decision = str(data, 'decision')
-          const reason = optStr(data, 'reason')
-          const by = decidedBy(data['by'])
-          const detail = optStr(data, 'detail')
-          const grant = optStr(data, 'grant')
           call.approval = {
             ...(call.approval ?? { description: '' }),
-            ...(decision === 'allow' || decision === 'deny' || decision === 'cancelled'
-              ? { decision }
-              : {}),
-            ...(data['remember'] === true ? { remember: true } : {}),
+            decision,
+            ...(remember === true ? { remember: true } : {}),
             ...(reason === undefined ? {} : { reason }),
             ...(by === undefined ? {} : { by }),
             ...(detail === undefined ? {} : { detail }),
@@ -148,48 +142,58 @@ class ItemBuilder {
           }
         })
         return
-      case 'process/started':
+      }
+      case 'process/started': {
         // Only a call already on screen: a process record never makes a card of its own.
-        if (typeof data['sandboxed'] === 'boolean' && this.calls.has(str(data, 'callId'))) {
-          const sandboxed = data['sandboxed']
+        const { callId, sandboxed } = event.data
+        if (this.calls.has(callId)) {
           this.updateCall(event, (call) => {
             call.sandboxed = sandboxed
           })
         }
         return
-      case 'tool/call':
+      }
+      case 'tool/call': {
+        const { args } = event.data
         this.updateCall(event, (call) => {
-          call.args = data['args']
+          call.args = args
           call.calledAt = event.at
           call.status = 'running'
         })
         return
-      case 'tool/result':
+      }
+      case 'tool/result': {
+        const { data } = event
         this.updateCall(event, (call) => applyResult(call, data, event.at))
-        this.openCalls.delete(str(data, 'callId'))
+        this.openCalls.delete(data.callId)
         return
+      }
       case 'workspace/diff':
         this.items.push({
           ...base,
           kind: 'changes',
           key: `changes-${event.seq}`,
-          files: fileSummaries(data),
+          files: event.data.files.map(({ path, status, additions, deletions }) => ({
+            path,
+            status,
+            additions,
+            deletions,
+          })),
         })
         return
       case 'deliverable/present': {
-        const note = optStr(data, 'note')
+        const { paths, note } = event.data
         this.items.push({
           ...base,
           kind: 'deliverable',
           key: `deliverable-${event.seq}`,
-          paths: strings(data['paths']),
+          paths: [...paths],
           ...(note === undefined ? {} : { note }),
         })
         return
       }
       case 'error': {
-        const scope = str(data, 'scope')
-        const message = str(data, 'message')
+        const { scope, code, message } = event.data
         const isRetry = scope === 'step' && /\(retry \d+ of \d+/.test(message)
         if (!isRetry) this.errorTurns.add(event.turn)
         this.items.push({
@@ -197,7 +201,7 @@ class ItemBuilder {
           kind: 'error',
           key: `error-${event.seq}`,
           scope,
-          code: str(data, 'code'),
+          code,
           message,
           isRetry,
         })
@@ -214,28 +218,27 @@ class ItemBuilder {
           ...base,
           kind: 'recovered',
           key: `recovered-${event.seq}`,
-          cause: str(data, 'cause'),
-          repairs: records(data['items']).map((r) => ({
-            seq: num(r, 'seq') ?? 0,
-            what: str(r, 'what'),
-          })),
+          cause: event.data.cause,
+          repairs: event.data.items.map(({ seq, what }) => ({ seq, what })),
         })
         return
-      case 'compaction/checkpoint':
+      case 'compaction/checkpoint': {
+        const { fromSeq, toSeq, tokensBefore, tokensAfter } = event.data
         this.checkpoints.set(event.seq, this.items.length)
         this.items.push({
           ...base,
           kind: 'checkpoint',
           key: `checkpoint-${event.seq}`,
-          fromSeq: num(data, 'fromSeq') ?? 0,
-          toSeq: num(data, 'toSeq') ?? 0,
-          tokensBefore: num(data, 'tokensBefore') ?? 0,
-          tokensAfter: num(data, 'tokensAfter') ?? 0,
+          fromSeq,
+          toSeq,
+          tokensBefore,
+          tokensAfter,
           isUndone: false,
         })
         return
+      }
       case 'compaction/undone': {
-        const index = this.checkpoints.get(num(data, 'checkpointSeq') ?? -1)
+        const index = this.checkpoints.get(event.data.checkpointSeq)
         const item = index === undefined ? undefined : this.items[index]
         if (index !== undefined && item?.kind === 'checkpoint') {
           this.items[index] = { ...item, isUndone: true, rev: event.seq }
@@ -261,20 +264,16 @@ class ItemBuilder {
     return this.items.slice()
   }
 
-  private addAssistant(event: EventDto): void {
-    const data = event.data
-    const blocks = records(data['blocks'])
-    const text = blocks.filter((b) => b['type'] === 'text').map((b) => str(b, 'text'))
-    const reasoning = blocks.filter((b) => b['type'] === 'reasoning').map((b) => str(b, 'text'))
-    const isInterrupted = data['interrupted'] === true
+  private addAssistant(event: EventDtoOf<'assistant/message'>): void {
+    const { data } = event
+    const { text, reasoning, calls } = assistantParts(data)
+    const isInterrupted = data.interrupted === true
     const joined = text.join('').trim()
-    const hasCalls = blocks.some((b) => b['type'] === 'tool-call')
-    const usage = record(data['usage'])
     const total = this.usage.get(event.turn) ?? { inputTokens: 0, outputTokens: 0 }
-    total.inputTokens += num(usage, 'inputTokens') ?? 0
-    total.outputTokens += num(usage, 'outputTokens') ?? 0
+    total.inputTokens += data.usage?.inputTokens ?? 0
+    total.outputTokens += data.usage?.outputTokens ?? 0
     this.usage.set(event.turn, total)
-    if (joined !== '' || reasoning.length > 0 || isInterrupted || !hasCalls) {
+    if (joined !== '' || reasoning.length > 0 || isInterrupted || calls.length === 0) {
       this.items.push({
         kind: 'assistant',
         key: `assistant-${event.seq}`,
@@ -285,15 +284,12 @@ class ItemBuilder {
         text: text.join(''),
         reasoning: reasoning.join('\n\n'),
         isInterrupted,
-        finish: str(data, 'finish'),
+        finish: data.finish,
       })
     }
-    const textFormat = optStr(record(data['textCalls']), 'format')
-    for (const block of blocks) {
-      if (block['type'] !== 'tool-call') continue
-      const callId = str(block, 'callId')
-      const argsText = str(block, 'args')
-      this.addCall(event, callId, str(block, 'name'), argsText, parseArgs(argsText), textFormat)
+    const textFormat = data.textCalls?.format
+    for (const block of calls) {
+      this.addCall(event, block.callId, block.name, block.args, parseArgs(block.args), textFormat)
     }
   }
 
@@ -329,11 +325,11 @@ class ItemBuilder {
   }
 
   /** Applies `change` to the call the event names; a call the log never announced gets a card. */
-  private updateCall(event: EventDto, change: (call: MutableCall) => void): void {
-    const callId = str(event.data, 'callId')
+  private updateCall(event: CallEvent, change: (call: MutableCall) => void): void {
+    const { callId } = event.data
     if (!this.calls.has(callId)) {
-      const name = str(event.data, 'name') || str(event.data, 'tool') || 'tool'
-      this.addCall(event, callId, name, '', event.data['args'])
+      const { name, args } = unannouncedCall(event)
+      this.addCall(event, callId, name, '', args)
     }
     const entry = this.calls.get(callId)
     if (!entry) return
@@ -343,8 +339,8 @@ class ItemBuilder {
   }
 
   /** A turn's footer, and calls it left without a result are closed as the turn ended. */
-  private endTurn(event: EventDto): void {
-    const reason = str(event.data, 'reason')
+  private endTurn(event: EventDtoOf<'turn/end'>): void {
+    const { reason } = event.data
     for (const callId of this.openCalls) {
       const entry = this.calls.get(callId)
       if (!entry || this.items[entry.index]?.turn !== event.turn) continue
@@ -372,25 +368,36 @@ class ItemBuilder {
   }
 }
 
-function applyResult(call: MutableCall, data: Data, at: number): void {
-  const metadata = record(data['metadata'])
+/** What a card shows for a call whose first event is not its `assistant/message`. */
+function unannouncedCall(event: CallEvent): { name: string; args: unknown } {
+  switch (event.type) {
+    case 'tool/call':
+      return { name: event.data.name, args: event.data.args }
+    case 'approval/requested':
+      return { name: event.data.tool, args: undefined }
+    default:
+      return { name: 'tool', args: undefined }
+  }
+}
+
+function applyResult(call: MutableCall, data: EventDtoOf<'tool/result'>['data'], at: number): void {
+  // Metadata is each tool's own (exit code, duration, paths): read field by field.
+  const metadata = data.metadata ?? {}
   call.metadata = metadata
   call.endedAt = at
-  const outputRef = optStr(data, 'outputRef')
-  if (outputRef !== undefined) call.outputRef = outputRef
+  if (data.outputRef !== undefined) call.outputRef = data.outputRef
   const sandboxed = metadata['sandboxed']
   if (typeof sandboxed === 'boolean') call.sandboxed = sandboxed
   const duration = num(metadata, 'durationMs')
   if (duration !== undefined) call.durationMs = duration
   else if (call.calledAt !== undefined) call.durationMs = Math.max(0, at - call.calledAt)
-  if (data['ok'] === true) {
-    call.output = str(data, 'output')
+  if (data.ok) {
+    call.output = data.output
     call.status = 'done'
     return
   }
-  const error = record(data['error'])
-  const code = str(error, 'code')
-  call.error = { code, message: str(error, 'message') }
+  const { code, message } = data.error
+  call.error = { code, message }
   call.status = statusOfFailure(code)
 }
 
@@ -401,13 +408,4 @@ export function statusOfFailure(code: string): ToolStatus {
   if (INTERRUPTED_CODES.has(code)) return 'interrupted'
   if (DENIED_CODES.has(code)) return 'denied'
   return 'failed'
-}
-
-function fileSummaries(data: Data): FileSummary[] {
-  return records(data['files']).map((file) => ({
-    path: str(file, 'path'),
-    status: str(file, 'status'),
-    additions: num(file, 'additions') ?? 0,
-    deletions: num(file, 'deletions') ?? 0,
-  }))
 }

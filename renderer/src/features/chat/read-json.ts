@@ -1,7 +1,7 @@
 /**
- * Defensive readers for `EventDto.data`, which crosses the bridge as an untyped record (the
- * renderer cannot import the core's schemas). A payload of an unexpected shape reads as empty
- * values, never as a throw: a chat must render whatever the log holds.
+ * Readers for the JSON no schema shapes: a tool's arguments (as the model wrote them, parsed) and
+ * its result's metadata (each tool's own facts). Events themselves arrive typed (EventDto); these
+ * are only for those open values. A field of an unexpected type reads as empty, never as a throw.
  */
 
 export type Data = Readonly<Record<string, unknown>>
@@ -11,11 +11,6 @@ export const str = (data: Data, key: string): string => {
   return typeof value === 'string' ? value : ''
 }
 
-export const optStr = (data: Data, key: string): string | undefined => {
-  const value = data[key]
-  return typeof value === 'string' ? value : undefined
-}
-
 export const num = (data: Data, key: string): number | undefined => {
   const value = data[key]
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined
@@ -23,11 +18,3 @@ export const num = (data: Data, key: string): number | undefined => {
 
 export const record = (value: unknown): Data =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Data) : {}
-
-export const records = (value: unknown): Data[] =>
-  Array.isArray(value)
-    ? value.filter((item): item is Data => typeof item === 'object' && item !== null)
-    : []
-
-export const strings = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []

@@ -3,7 +3,7 @@ import type { BridleApi } from '../../../../protocol/contract'
 import { rowsOfChange, rowsOfPatch } from './diff-lines'
 import { DiffView } from './diff-view'
 import type { ToolCallView } from './items'
-import { record, str } from './read-data'
+import { record, str } from './read-json'
 import { useTurnDiff } from './use-turn-diff'
 
 interface ToolDiffProps {

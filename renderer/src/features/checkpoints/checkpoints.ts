@@ -4,6 +4,7 @@
  * `compaction/undone` names it. Pure, so the panel only renders.
  */
 import type { EventDto } from '../../../../protocol/contract'
+import { checkpointsOf } from '../../state/event-selectors'
 
 export interface Checkpoint {
   readonly seq: number
@@ -19,37 +20,23 @@ export interface Checkpoint {
   readonly undoneSeq?: number
 }
 
-const num = (value: unknown): number => (typeof value === 'number' ? value : 0)
-
-/** Checkpoints in log order; malformed payloads are read as zeros rather than dropped. */
+/** Checkpoints in log order, each marked undone once a later `compaction/undone` names it. */
 export function listCheckpoints(events: readonly EventDto[]): Checkpoint[] {
-  const undone = new Map<number, number>()
-  for (const event of events) {
-    if (event.type === 'compaction/undone') {
-      const target = event.data['checkpointSeq']
-      if (typeof target === 'number' && !undone.has(target)) undone.set(target, event.seq)
+  return checkpointsOf(events).map(({ event, undoneSeq }) => {
+    const { fromSeq, toSeq, summary, tokensBefore, tokensAfter, model } = event.data
+    return {
+      seq: event.seq,
+      at: event.at,
+      turn: event.turn,
+      fromSeq,
+      toSeq,
+      summary,
+      tokensBefore,
+      tokensAfter,
+      ...(model === undefined ? {} : { model }),
+      ...(undoneSeq === undefined ? {} : { undoneSeq }),
     }
-  }
-  return events
-    .filter((event) => event.type === 'compaction/checkpoint')
-    .map((event) => {
-      const { data } = event
-      const model = data['model']
-      const summary = data['summary']
-      const undoneSeq = undone.get(event.seq)
-      return {
-        seq: event.seq,
-        at: event.at,
-        turn: event.turn,
-        fromSeq: num(data['fromSeq']),
-        toSeq: num(data['toSeq']),
-        summary: typeof summary === 'string' ? summary : '',
-        tokensBefore: num(data['tokensBefore']),
-        tokensAfter: num(data['tokensAfter']),
-        ...(typeof model === 'string' ? { model } : {}),
-        ...(undoneSeq === undefined ? {} : { undoneSeq }),
-      }
-    })
+  })
 }
 
 /** The share of tokens a checkpoint saved, in whole percent (0 when there was nothing). */

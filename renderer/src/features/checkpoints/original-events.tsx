@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 import type { BridleApi, EventDto } from '../../../../protocol/contract'
-import { summarizeEvent } from '../timeline/event-summary'
+import { summarizeEvent } from '../timeline'
 
 const PAGE = 500
 

@@ -1,27 +1,16 @@
 /**
- * One line per event for the inspector's table and the checkpoints' originals. The renderer
- * cannot import main/, and `EventDto.data` arrives as an untyped record, so this reads each
- * field defensively: a payload of an unexpected shape yields a shorter line, never a throw.
+ * One line per event for the inspector's table and the checkpoints' originals, read from the
+ * typed event the bridge delivers (its payload was parsed with its type's schema).
  */
-import type { EventDto } from '../../../../protocol/contract'
-import { decidedBy, decisionText } from '../chat/approval-words'
+import type { EventDtoOf } from '../../../../protocol/contract'
+import type { EventType } from '../../../../protocol/events'
+import { assistantParts } from '../../state/event-selectors'
+import { decisionText } from '../../state/approval-words'
 
-type Data = Readonly<Record<string, unknown>>
+type DataOf<T extends EventType> = EventDtoOf<T>['data']
 
-const text = (data: Data, key: string): string => {
-  const value = data[key]
-  return typeof value === 'string' ? value : ''
-}
-const count = (data: Data, key: string): number => {
-  const value = data[key]
-  return Array.isArray(value) ? value.length : 0
-}
-const records = (value: unknown): Data[] =>
-  Array.isArray(value)
-    ? value.filter((item): item is Data => typeof item === 'object' && item !== null)
-    : []
-const record = (value: unknown): Data =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Data) : {}
+/** What a summary reads of an event: its type and, paired with it, its payload. */
+export type EventPayload = { [T in EventType]: Pick<EventDtoOf<T>, 'type' | 'data'> }[EventType]
 
 /** Collapses whitespace and cuts at `max` characters with an ellipsis. */
 export function clip(value: string, max = 80): string {
@@ -29,117 +18,100 @@ export function clip(value: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
-function summarizeAssistant(data: Data): string {
-  const blocks = records(data['blocks'])
-  const said = blocks
-    .filter((b) => b['type'] === 'text')
-    .map((b) => text(b, 'text'))
-    .join(' ')
-  const calls = blocks.filter((b) => b['type'] === 'tool-call').map((b) => text(b, 'name'))
-  const usage = record(data['usage'])
-  const input = usage['inputTokens']
-  const output = usage['outputTokens']
+function summarizeAssistant(data: DataOf<'assistant/message'>): string {
+  const { text, calls } = assistantParts(data)
+  const said = text.join(' ')
+  const input = data.usage?.inputTokens
+  const output = data.usage?.outputTokens
   const tokens =
-    typeof input === 'number'
-      ? `, ${input} in${typeof output === 'number' ? ` / ${output} out` : ''}`
-      : ''
-  const parts = [said ? clip(said, 60) : '', calls.length > 0 ? `calls ${calls.join(', ')}` : '']
+    input !== undefined ? `, ${input} in${output !== undefined ? ` / ${output} out` : ''}` : ''
+  const parts = [
+    said ? clip(said, 60) : '',
+    calls.length > 0 ? `calls ${calls.map((call) => call.name).join(', ')}` : '',
+  ]
   const body = parts.filter(Boolean).join(' · ') || '(empty)'
-  return `${body} [${text(data, 'finish')}${data['interrupted'] === true ? ', interrupted' : ''}${tokens}]`
+  return `${body} [${data.finish}${data.interrupted === true ? ', interrupted' : ''}${tokens}]`
 }
 
-function summarizeToolResult(data: Data): string {
-  const callId = text(data, 'callId')
-  if (data['ok'] === true) return `${callId} ok: ${clip(text(data, 'output'), 60)}`
-  const error = record(data['error'])
-  return `${callId} ${text(error, 'code')}: ${clip(text(error, 'message'), 50)}`
+function summarizeToolResult(data: DataOf<'tool/result'>): string {
+  if (data.ok) return `${data.callId} ok: ${clip(data.output, 60)}`
+  return `${data.callId} ${data.error.code}: ${clip(data.error.message, 50)}`
 }
 
 /** `c1 allowed by rule bash: npm test *`, `c2 refused: <reason>`: the call and who decided it. */
-function summarizeDecision(data: Data): string {
-  const decision = text(data, 'decision')
-  const optional = (key: string) => (typeof data[key] === 'string' ? text(data, key) : undefined)
-  const said =
-    decision === 'allow' || decision === 'deny' || decision === 'cancelled'
-      ? decisionText({
-          decision,
-          by: decidedBy(data['by']),
-          detail: optional('detail'),
-          reason: optional('reason'),
-          remember: data['remember'] === true,
-          grant: optional('grant'),
-        })
-      : decision
-  return [text(data, 'callId'), clip(said, 100)].filter((part) => part !== '').join(' ')
+function summarizeDecision(data: DataOf<'approval/decided'>): string {
+  const said = decisionText({ ...data, remember: data.remember === true })
+  return [data.callId, clip(said, 100)].filter((part) => part !== '').join(' ')
 }
 
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+
 /** What an event is about, in one line (empty for bare markers like `turn/start`). */
-export function summarizeEvent(event: Pick<EventDto, 'type' | 'data'>): string {
-  const { data } = event
-  switch (event.type) {
+export function summarizeEvent(e: EventPayload): string {
+  switch (e.type) {
     case 'session/created': {
-      const model = text(data, 'model')
-      return `project ${text(data, 'projectDir')}${model ? `, model ${model}` : ''}`
+      const { model, projectDir } = e.data
+      return `project ${projectDir}${model ? `, model ${model}` : ''}`
     }
     case 'session/title':
-      return clip(text(data, 'title'))
+      return clip(e.data.title)
     case 'inbox/queued':
-      return `${text(data, 'requestId')}: ${clip(text(data, 'message'), 60)}`
+      return `${e.data.requestId}: ${clip(e.data.message, 60)}`
     case 'inbox/claimed':
-      return Array.isArray(data['requestIds']) ? data['requestIds'].join(', ') : ''
+      return e.data.requestIds.join(', ')
     case 'turn/end':
     case 'step/end':
-      return text(data, 'reason')
+      return e.data.reason
     case 'user/message': {
-      const kind = text(data, 'kind')
+      const { kind, content } = e.data
       const label = kind === 'context' || kind === 'notice' ? `(${kind}) ` : ''
-      return `${label}${clip(text(data, 'content'))}`
+      return `${label}${clip(content)}`
     }
     case 'request/header':
-      return `${text(data, 'reason')}: ${count(data, 'sections')} section(s), ${count(data, 'tools')} tool(s)`
+      return `${e.data.reason}: ${e.data.sections.length} section(s), ${e.data.tools.length} tool(s)`
     case 'request/start': {
-      const estimate = record(data['estimate'])
-      const tokens = estimate['tokens']
-      return `${text(data, 'provider')} ${text(data, 'model')}${typeof tokens === 'number' ? `, ~${tokens} tokens` : ''}`
+      const tokens = e.data.estimate?.tokens
+      return `${e.data.provider} ${e.data.model}${tokens !== undefined ? `, ~${tokens} tokens` : ''}`
     }
     case 'assistant/chunk':
-      return `${count(data, 'deltas')} delta(s)`
+      return `${e.data.deltas.length} delta(s)`
     case 'assistant/message':
-      return summarizeAssistant(data)
+      return summarizeAssistant(e.data)
     case 'tool/call':
-      return `${text(data, 'name')} ${text(data, 'callId')} ${clip(JSON.stringify(data['args'] ?? null), 50)}`
+      return `${e.data.name} ${e.data.callId} ${clip(JSON.stringify(e.data.args), 50)}`
     case 'tool/result':
-      return summarizeToolResult(data)
+      return summarizeToolResult(e.data)
     case 'approval/requested': {
-      const warnings = count(data, 'warnings')
-      const flagged = warnings === 0 ? '' : ` [${warnings} warning${warnings === 1 ? '' : 's'}]`
-      return `${text(data, 'callId')} ${text(data, 'tool')}: ${clip(text(data, 'description'), 60)}${flagged}`
+      const warnings = e.data.warnings?.length ?? 0
+      const flagged = warnings === 0 ? '' : ` [${plural(warnings, 'warning')}]`
+      return `${e.data.callId} ${e.data.tool}: ${clip(e.data.description, 60)}${flagged}`
     }
     case 'approval/decided':
-      return summarizeDecision(data)
+      return summarizeDecision(e.data)
     case 'process/started': {
-      const sandboxed = data['sandboxed']
-      const where =
-        sandboxed === true ? ', sandboxed' : sandboxed === false ? ', not sandboxed' : ''
-      return `${text(data, 'callId')} started, pid ${String(data['pid'])}${where}`
+      const { callId, pid, sandboxed } = e.data
+      return `${callId} started, pid ${pid}${sandboxed ? ', sandboxed' : ', not sandboxed'}`
     }
-    case 'compaction/checkpoint':
-      return `replaces ${String(data['fromSeq'])}..${String(data['toSeq'])}, ${String(data['tokensBefore'])} → ${String(data['tokensAfter'])} tokens`
+    case 'compaction/checkpoint': {
+      const { fromSeq, toSeq, tokensBefore, tokensAfter } = e.data
+      return `replaces ${fromSeq}..${toSeq}, ${tokensBefore} → ${tokensAfter} tokens`
+    }
     case 'compaction/pruned':
-      return `prunes ${count(data, 'seqs')} tool output(s) from view`
+      return `prunes ${e.data.seqs.length} tool output(s) from view`
     case 'compaction/undone':
-      return `undoes checkpoint ${String(data['checkpointSeq'])}`
+      return `undoes checkpoint ${e.data.checkpointSeq}`
     case 'workspace/diff':
-      return `${count(data, 'files')} file(s) changed`
+      return `${e.data.files.length} file(s) changed`
     case 'deliverable/present':
-      return Array.isArray(data['paths']) ? data['paths'].join(', ') : ''
+      return e.data.paths.join(', ')
     case 'recovery/repaired':
-      return `${text(data, 'cause')}: ${count(data, 'items')} synthetic event(s)`
+      return `${e.data.cause}: ${e.data.items.length} synthetic event(s)`
     case 'error':
-      return `${text(data, 'scope')} ${text(data, 'code')}: ${clip(text(data, 'message'), 60)}`
+      return `${e.data.scope} ${e.data.code}: ${clip(e.data.message, 60)}`
     case 'notice':
-      return `${text(data, 'level')} ${text(data, 'code')}: ${clip(text(data, 'message'), 60)}`
+      return `${e.data.level} ${e.data.code}: ${clip(e.data.message, 60)}`
     default:
+      // A type this renderer does not know (the union is exhaustive, so only a newer log).
       return ''
   }
 }

@@ -75,11 +75,10 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
     const key = stepKey(event.turn, event.step)
     switch (event.type) {
       case 'request/start': {
-        const model = event.data['model']
         const bar: OpenBar = {
           id: `request:${event.seq}`,
           kind: 'request',
-          label: typeof model === 'string' ? model : 'request',
+          label: event.data.model,
           turn: event.turn,
           step: event.step,
           start: event.at,
@@ -99,13 +98,11 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
         break
       }
       case 'tool/call': {
-        const callId = event.data['callId']
-        const name = event.data['name']
-        if (typeof callId !== 'string') break
+        const { callId, name } = event.data
         const bar: OpenBar = {
           id: `tool:${callId}`,
           kind: 'tool',
-          label: typeof name === 'string' ? name : 'tool',
+          label: name,
           turn: event.turn,
           step: event.step,
           start: event.at,
@@ -116,10 +113,10 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
         break
       }
       case 'tool/result': {
-        const callId = event.data['callId']
-        const bar = typeof callId === 'string' ? openCalls.get(callId) : undefined
-        if (bar && typeof callId === 'string') {
-          Object.assign(bar, { end: event.at, endSeq: event.seq, ok: event.data['ok'] === true })
+        const { callId, ok } = event.data
+        const bar = openCalls.get(callId)
+        if (bar) {
+          Object.assign(bar, { end: event.at, endSeq: event.seq, ok })
           openCalls.delete(callId)
         }
         break

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
+import { checkpointsOf } from '../../state/event-selectors'
 import type { SessionPanelProps } from '../feed'
 import { chatSeqFor, EventDetail, useSelectedEvent } from './event-detail'
 import { EMPTY_FILTERS, EventFilters, parseWhole } from './event-filters'
@@ -210,11 +211,13 @@ function RowStatus({
 }
 
 function checkpointRanges(events: readonly EventDto[]): CheckpointRange[] {
-  return events
-    .filter((e) => e.type === 'compaction/checkpoint')
-    .map((e) => ({
-      seq: e.seq,
-      fromSeq: typeof e.data['fromSeq'] === 'number' ? e.data['fromSeq'] : 0,
-      toSeq: typeof e.data['toSeq'] === 'number' ? e.data['toSeq'] : -1,
-    }))
+  return checkpointsOf(events).map(({ event }) => ({
+    seq: event.seq,
+    fromSeq: event.data.fromSeq,
+    toSeq: event.data.toSeq,
+  }))
 }
+
+// What the checkpoints panel uses of the timeline, on purpose: the same summaries and times.
+export { summarizeEvent } from './event-summary'
+export { formatTime } from './event-table'
