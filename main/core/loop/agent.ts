@@ -1,3 +1,4 @@
+import { isAborted } from '../kernel/abort.js'
 import type { Emit, Kernel, Waterfall } from '../kernel/index.js'
 import type {
   AssistantBlock,
@@ -144,7 +145,7 @@ export interface StreamDelta {
 type StopReason = 'cancelled' | 'max-time' | 'interrupted'
 
 /**
- * The agent driver (DESIGN.md 4): turns user input into turns and steps. Everything it does is
+ * The agent driver (docs/ARCHITECTURE.md 3.5 and 5): turns user input into turns and steps. Everything it does is
  * an event appended to the session; a request is built only from the log, so what the model is
  * sent can always be rebuilt from it. One turn runs at a time.
  */
@@ -696,9 +697,4 @@ export function requestFromLog(session: Session, startSeq: number): ModelRequest
     params: { ...start.data.params },
     ...(start.data.wire === undefined ? {} : { wire: { ...start.data.wire } }),
   })
-}
-
-/** Reads the flag now: awaits in between may have aborted it (type narrowing cannot see that). */
-export function isAborted(signal: AbortSignal): boolean {
-  return signal.aborted
 }

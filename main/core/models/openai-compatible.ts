@@ -83,7 +83,7 @@ export function createOpenAiCompatibleAdapter(
 
 /**
  * The `openai` client as every part of Bridle uses it: no retries of its own (the loop owns the
- * one retry budget, RELIABILITY 4.H), no logging (failures are data), none of the OPENAI_*
+ * one retry budget, docs/ARCHITECTURE.md 4), no logging (failures are data), none of the OPENAI_*
  * variables it would otherwise pick up, and our fetch underneath (endpoint-fetch.ts).
  */
 export function openAiClient(

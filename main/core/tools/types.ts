@@ -143,16 +143,7 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput>
 }
 
-/** A failure a tool reports with a code the model (and tests) can act on. */
-export class ToolError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message)
-    this.name = 'ToolError'
-  }
-}
+export { ToolError } from '../kernel/tool-error.js'
 
 /** Defines a tool with its argument types inferred from its schema. */
 export const defineTool = <S extends z.ZodType>(tool: Tool<S>): Tool => tool

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
-import { ToolError } from '../tools/types.js'
+import { ToolError } from '../kernel/tool-error.js'
 
 /** A path that leaves the project folder; tools report it to the model with its code. */
 export class PathError extends ToolError {

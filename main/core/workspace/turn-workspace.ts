@@ -1,5 +1,4 @@
 import type { Session } from '../log/session.js'
-import type { WorkspaceHooks } from '../tools/pipeline.js'
 import type { SnapshotStore } from './snapshot.js'
 import { TurnChanges } from './turn-changes.js'
 
@@ -7,8 +6,12 @@ import { TurnChanges } from './turn-changes.js'
  * Joins the tool pipeline's workspace hooks to the loop's turns: a fresh `TurnChanges` at each
  * turn start, fed by the tools' `beforeWrite` and by commands, and at turn end one
  * `workspace/diff` event listing what the turn changed (nothing when it changed nothing).
+ *
+ * It fits the pipeline's `WorkspaceHooks` by shape: the workspace sits below the tools in the
+ * layer order, so it does not import their types; the host, which hands one to the other, is
+ * where the compiler checks the fit.
  */
-export class TurnWorkspace implements WorkspaceHooks {
+export class TurnWorkspace {
   private changes: TurnChanges | undefined
 
   constructor(

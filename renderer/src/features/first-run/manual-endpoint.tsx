@@ -1,17 +1,12 @@
 import { useState } from 'react'
 import type { SubmitEvent } from 'react'
 import type { BridleApi, FieldError } from '../../../../protocol/contract'
-import { withDefaultEndpoint } from '../settings/config-edit'
-import type { EndpointDraft } from '../settings/config-edit'
-import { Field, FormErrors } from '../settings/field'
-import {
-  checkEndpointDraft,
-  endpointTargets,
-  hasErrors,
-  placeFieldErrors,
-} from '../settings/field-errors'
-import type { EndpointField, FieldMessages } from '../settings/field-errors'
-import type { SaveSettings } from '../settings/use-settings'
+import { withDefaultEndpoint } from '../settings'
+import type { EndpointDraft } from '../settings'
+import { Field, FormErrors } from '../settings'
+import { checkEndpointDraft, endpointTargets, hasErrors, placeFieldErrors } from '../settings'
+import type { EndpointField, FieldMessages } from '../settings'
+import type { SaveSettings } from '../settings'
 
 export interface ManualEndpointProps {
   readonly api: BridleApi

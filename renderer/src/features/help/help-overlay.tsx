@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react'
 import { useShellContext } from '../../state/shell-context'
-import { AppInfoPanel } from '../about/app-info-panel'
-import { SHORTCUTS, TREE_SHORTCUTS } from '../shell/shortcuts'
+import { SHORTCUTS, TREE_SHORTCUTS } from '../../state/shortcuts'
+import { AppInfoPanel } from '../about'
 
 /**
  * The keyboard shortcuts and what this Bridle is (version, data folder, transport). A modal

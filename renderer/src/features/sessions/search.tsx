@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 import { useShell } from '../../state/shell-context'
-import { SEARCH_INPUT_ID } from '../shell/shortcuts'
+import { SEARCH_INPUT_ID } from '../../state/shortcuts'
 
 /** How long typing pauses before the search runs. */
 const SEARCH_DELAY_MS = 200

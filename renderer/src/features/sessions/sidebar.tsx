@@ -1,5 +1,5 @@
 import { useShell } from '../../state/shell-context'
-import { shortcutLabel } from '../shell/shortcuts'
+import { shortcutLabel } from '../../state/shortcuts'
 import { ProjectPicker } from './project-picker'
 import { SearchBox, SearchResults } from './search'
 import { SessionTree } from './session-tree'

@@ -58,3 +58,16 @@ export function SettingsPanel({ api, projectDir }: SettingsPanelProps) {
     </div>
   )
 }
+
+// What other features use of settings, on purpose: first run sets up an endpoint with the same
+// forms and edits, and the chat shows a model's capability card in the settings' words.
+export { CapabilityCard } from './capability-card'
+export { endpointIdWithUrl, withDefaultEndpoint, withDiscoveredServer } from './config-edit'
+export type { EndpointDraft } from './config-edit'
+export { DiscoveredServers } from './discovered-servers'
+export { Field, FormErrors } from './field'
+export * from './field-errors'
+export { useDiscovery } from './use-discovery'
+export { useSettings } from './use-settings'
+export type { SaveSettings, SettingsHandle } from './use-settings'
+export { windowSourceText } from './words'

@@ -1,6 +1,6 @@
 import { Group, Panel, Separator, useDefaultLayout } from 'react-resizable-panels'
 import { useShell } from '../../state/shell-context'
-import { Sidebar } from '../sessions/sidebar'
+import { Sidebar } from '../sessions'
 import { ConnectionBanner, NoticeBar } from './connection'
 import { ChatArea } from './chat-area'
 import { Drawer } from './drawer'

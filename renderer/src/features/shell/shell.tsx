@@ -3,9 +3,9 @@ import type { Bridge } from '../../bridge'
 import { applyTheme } from '../../state/theme'
 import { ShellContext } from '../../state/shell-context'
 import { createShellStore } from '../../state/shell-store'
-import { HelpOverlay } from '../help/help-overlay'
+import { useShortcuts } from '../../state/shortcuts'
+import { HelpOverlay } from '../help'
 import { ShellLayout } from './layout'
-import { useShortcuts } from './shortcuts'
 
 /**
  * Owns the store for the bridge's lifetime and connects it: notifications, the first reads, the

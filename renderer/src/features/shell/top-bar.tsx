@@ -1,5 +1,5 @@
 import { useShell } from '../../state/shell-context'
-import { shortcutLabel } from './shortcuts'
+import { shortcutLabel } from '../../state/shortcuts'
 
 /** The app's name, where it is, and the buttons for the inspector and help. */
 export function TopBar({ onHelp }: { readonly onHelp: () => void }) {

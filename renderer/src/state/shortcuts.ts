@@ -3,8 +3,8 @@
  * Send (Enter) and newline (Shift+Enter) belong to the composer's textbox and are listed only.
  */
 import { useEffect } from 'react'
-import { useShellContext } from '../../state/shell-context'
-import type { ShellState } from '../../state/shell-store'
+import { useShellContext } from './shell-context'
+import type { ShellState } from './shell-store'
 
 const isMac = /Mac|iPhone|iPad/.test(globalThis.navigator.userAgent)
 
