@@ -116,6 +116,12 @@ export const Config = z
      * refuse commands without one, `off` to run them with the user's full rights.
      */
     sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
+    /**
+     * Plugin files loaded into every session's agent, in order: ES modules whose default export
+     * is `{ name, setup(ctx) }` (main/core/kernel/README.md). A path is absolute, or relative to
+     * the data folder (where this file is). A plugin that cannot load stops the session's agent.
+     */
+    plugins: z.array(z.string().min(1)).optional(),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),

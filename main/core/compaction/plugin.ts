@@ -31,9 +31,7 @@ export interface AutoCompactionOptions extends Omit<CompactOptions, 'signal' | '
  * the window. A failed summary leaves the view as it was and the step runs anyway; the server
  * may still refuse an over-long request, which the loop reports.
  */
-export function compactionPlugin(
-  opts: AutoCompactionOptions,
-): Plugin<LoopEvents, Record<string, never>> {
+export function compactionPlugin(opts: AutoCompactionOptions): Plugin<LoopEvents, object> {
   const { contextWindow } = opts
   const windowOf = (): number | undefined =>
     typeof contextWindow === 'number' ? contextWindow : contextWindow()

@@ -21,12 +21,14 @@ export interface Plugin<E extends EventMap, S extends object> {
 }
 
 /**
- * What a plugin sees. Every registration returns a disposer and is also remembered, so that
- * `kernel.unload(plugin)` undoes all of them in reverse order.
+ * What a plugin sees: its own name, the services, and ways to register. Every registration
+ * returns a disposer and is also remembered, so that `kernel.unload(plugin)` undoes all of them
+ * in reverse order. A plugin does not get the kernel itself: it cannot fire events or unload others.
  */
 export interface PluginContext<E extends EventMap, S extends object> {
   readonly plugin: string
-  readonly kernel: Kernel<E, S>
+  /** A service another plugin (or the host) provides; throws a clear error when nobody does. */
+  service<K extends keyof S & string>(name: K): S[K]
   on<K extends keyof E & string>(
     name: K,
     listener: ListenerOf<E[K]>,
@@ -79,7 +81,7 @@ const once = (fn: () => void): Disposer => {
  * The plugin kernel: services by name, typed events in three modes, scoped listeners, and
  * disposers for everything. The kernel itself has no domain knowledge.
  */
-export class Kernel<E extends EventMap, S extends object = Record<string, never>> {
+export class Kernel<E extends EventMap, S extends object = object> {
   private readonly listeners = new Map<string, Entry[]>()
   private readonly services = new Map<string, { plugin: string; value: unknown }>()
   private readonly plugins = new Map<string, Loaded>()
@@ -100,10 +102,6 @@ export class Kernel<E extends EventMap, S extends object = Record<string, never>
       this.unload(plugin.name)
       throw new PluginError(plugin.name, 'setup', error)
     }
-  }
-
-  isLoaded(name: string): boolean {
-    return this.plugins.has(name)
   }
 
   /** Undoes every registration of the plugin, newest first. A failing disposer is reported. */
@@ -131,10 +129,6 @@ export class Kernel<E extends EventMap, S extends object = Record<string, never>
     const entry = this.services.get(name)
     if (!entry) throw new Error(`no service "${name}" is provided (is its plugin loaded?)`)
     return entry.value as S[K]
-  }
-
-  hasService(name: keyof S & string): boolean {
-    return this.services.has(name)
   }
 
   /**
@@ -220,10 +214,6 @@ export class Kernel<E extends EventMap, S extends object = Record<string, never>
     return results as (E[K] extends Serial<unknown, infer R> ? R : never)[]
   }
 
-  listenerCount(name: keyof E & string): number {
-    return this.listeners.get(name)?.length ?? 0
-  }
-
   private snapshot(name: string, scope: string | undefined): Entry[] {
     const all = this.listeners.get(name)
     if (!all) return []
@@ -246,7 +236,7 @@ export class Kernel<E extends EventMap, S extends object = Record<string, never>
     }
     return {
       plugin,
-      kernel: this,
+      service: (name) => this.service(name),
       on: (name, listener, opts = {}) => remember(this.addListener(plugin, name, listener, opts)),
       provide: (name, service) => remember(this.addService(plugin, name, service)),
       track: (disposer) => remember(disposer),

@@ -21,6 +21,8 @@ export interface ApprovalRule {
 export interface ApprovalRequest {
   readonly callId: string
   readonly tool: string
+  /** The call's arguments as the pipeline validated them (schema defaults filled in). */
+  readonly args: unknown
   /** Exactly what will run, as the user should see it. */
   readonly description: string
   /** The prefix "always" would keep (file tools); for bash, the first of `grantOptions`. */
@@ -238,6 +240,7 @@ export class ApprovalPolicy {
     }
     const request: ApprovalRequest = {
       ...call,
+      args,
       description: tool.describe?.(args) ?? `${tool.name} ${JSON.stringify(args)}`,
       approvalKey: options?.[0],
       ...(warnings.length > 0 ? { warnings } : {}),

@@ -1,8 +1,9 @@
 import { z } from 'zod'
-import type { Kernel, Waterfall } from '../kernel/index.js'
+import { PluginError } from '../kernel/index.js'
+import type { Kernel, Serial, Waterfall } from '../kernel/index.js'
 import type { EventDataInput, JsonValue, ToolCallBlock } from '../../../protocol/events.js'
 import type { Session } from '../log/session.js'
-import { isAborted } from '../loop/agent.js'
+import { isAborted } from '../kernel/abort.js'
 import type { ToolRunContext, ToolRunner } from '../loop/tools.js'
 import type { ToolSpec } from '../models/types.js'
 import type { ApprovalPolicy } from './approvals.js'
@@ -18,7 +19,13 @@ import type { CallGrant, ProcessRecord, Tool, ToolOutput } from './types.js'
 
 export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
 
-/** What middleware sees at dispatch: it may wrap the signal (a timeout); the user's is fused back. */
+/**
+ * What `tool/dispatch` middleware sees, after approval and guards. It may pass changed `args` to
+ * `next` (validated again against the tool's schema, and logged as the call's arguments), wrap
+ * the signal (a timeout; the user's cancel is fused back), or not call `next` at all: a throw
+ * then vetoes the call (PLUGIN_DENIED, nothing logged as run), and a returned output answers in
+ * the tool's place.
+ */
 export interface DispatchInput {
   readonly tool: Tool
   readonly args: unknown
@@ -26,14 +33,34 @@ export interface DispatchInput {
   readonly signal: AbortSignal
 }
 
+/** What `tool/post` middleware sees: the settled output, before it is capped and logged. */
+export interface PostInput {
+  readonly tool: Tool
+  readonly callId: string
+  /** The arguments the body ran with (a `tool/dispatch` rewrite included). */
+  readonly args: unknown
+  readonly output: ToolOutput
+}
+
+/** What a `tool/guard` listener sees: a validated call, before anyone is asked about it. */
+export interface GuardInput {
+  readonly tool: Tool
+  readonly args: unknown
+  readonly callId: string
+  readonly projectDir: string
+}
+
 export type ToolEvents = {
-  /** Around every tool body: middleware may change the signal or the outcome, or short-circuit. */
+  /**
+   * Before approval: a listener that throws refuses the call (GUARD_DENIED, logged as decided
+   * by a guard, naming the plugin); the user is never asked about it and nothing runs. A guard
+   * can only refuse or let pass, so no plugin can overturn another's refusal.
+   */
+  'tool/guard': Serial<GuardInput>
+  /** Around every tool body: middleware may veto, rewrite the arguments, or answer itself. */
   'tool/dispatch': Waterfall<DispatchInput, ToolOutput>
-  /** After a body settles: may rewrite the output (redaction, annotations). */
-  'tool/post': Waterfall<
-    { readonly tool: Tool; readonly callId: string; readonly output: ToolOutput },
-    ToolOutput
-  >
+  /** After a body settles: may rewrite the output (redaction, annotations); a throw fails the call. */
+  'tool/post': Waterfall<PostInput, ToolOutput>
 }
 
 /** Hooks the workspace uses to snapshot what the tools change (for the turn's diff). */
@@ -59,6 +86,8 @@ export interface PipelineOptions {
 }
 
 type Result = EventDataInput<'tool/result'>
+/** How far a dispatched call got: past the plugins only, logged as `tool/call`, or running. */
+type Stage = 'plugins' | 'logged' | 'running'
 interface Dispatched {
   readonly result: Result
   readonly deliverables?: ToolOutput['deliverables']
@@ -81,9 +110,10 @@ const failure = (callId: string, code: string, message: string): Result => ({
 })
 
 /**
- * The only place where the model causes side effects (DESIGN.md 5). Per call: resolve -> parse and
- * validate -> approval -> guards -> dispatch (after `tool/call` is durable) -> post-process (cap,
- * spill) -> result. Calls that are all concurrency-safe run together (at most `maxParallel`); an
+ * The only place where the model causes side effects (docs/ARCHITECTURE.md 5). Per call: resolve -> parse and
+ * validate -> guards (`tool/guard` plugins too) -> approval -> `tool/dispatch` plugins (veto,
+ * rewrite, answer) -> dispatch (after `tool/call` is durable) -> `tool/post` plugins ->
+ * post-process (cap, spill) -> result. Calls that are all concurrency-safe run together (at most `maxParallel`); an
  * exclusive call is a barrier. Results are appended in the model's order, whatever finishes first.
  */
 export function createToolPipeline(opts: PipelineOptions): ToolRunner {
@@ -143,6 +173,26 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
     }
   }
 
+  /** The plugins' `tool/guard` listeners: the first that throws refuses the call. */
+  const pluginGuards = async (
+    input: GuardInput,
+    session: Session,
+  ): Promise<{ reason: string; message: string; plugin?: string } | undefined> => {
+    if (!opts.kernel) return undefined
+    try {
+      await opts.kernel.serial('tool/guard', input, { scope: session.id })
+      return undefined
+    } catch (error) {
+      const plugin = error instanceof PluginError ? error.plugin : undefined
+      const reason = describeCause(error instanceof PluginError ? error.cause : error)
+      return {
+        reason,
+        plugin,
+        message: `The plugin "${plugin ?? '?'}" refused this ${input.tool.name} call: ${reason}. It did not run; do not retry it unchanged.`,
+      }
+    }
+  }
+
   /** Approval and guards, in the model's order; a decided call gets its failure set. */
   const admit = async (p: Prepared, session: Session, signal: AbortSignal): Promise<void> => {
     if (p.failure || !p.tool) return
@@ -155,15 +205,21 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
       return
     }
     // Guards first: a call a guard forbids is never put to the user.
-    const denial = checkGuards(guards, { tool: p.tool, args: p.args, projectDir: opts.projectDir })
-    if (denial !== undefined) {
+    const call = { tool: p.tool, args: p.args, projectDir: opts.projectDir }
+    const denial = checkGuards(guards, call)
+    const refusal =
+      denial === undefined
+        ? await pluginGuards({ ...call, callId: p.call.callId }, session)
+        : { reason: denial, message: denial }
+    if (refusal !== undefined) {
       session.append('approval/decided', {
         callId: p.call.callId,
         decision: 'deny',
         by: 'guard',
-        reason: denial,
+        reason: refusal.reason,
+        ...(refusal.plugin === undefined ? {} : { detail: `plugin "${refusal.plugin}"` }),
       })
-      p.failure = failure(p.call.callId, 'GUARD_DENIED', denial)
+      p.failure = failure(p.call.callId, 'GUARD_DENIED', refusal.message)
       return
     }
     const approval = await opts.approvals.decide(
@@ -207,51 +263,70 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
     const tool = p.tool
     if (p.failure || !tool)
       return { result: p.failure ?? failure(p.call.callId, 'UNKNOWN_TOOL', 'unresolved') }
-    if (isAborted(signal)) {
-      return {
-        result: failure(
-          p.call.callId,
-          'ABORTED_BEFORE_DISPATCH',
-          'The user stopped the turn before this call started; it did not run.',
-        ),
-      }
-    }
-    session.append('tool/call', {
-      callId: p.call.callId,
-      name: tool.name,
-      args: p.args as JsonValue,
+    const notStarted = () => ({
+      result: failure(
+        p.call.callId,
+        'ABORTED_BEFORE_DISPATCH',
+        'The user stopped the turn before this call started; it did not run.',
+      ),
     })
-    // Intent before effect: the body starts only once its call is on disk.
-    await session.flush()
-    if (isAborted(signal)) {
-      // The cancel came during the flush: the call is on record, but its body never started.
-      return {
-        result: failure(
-          p.call.callId,
-          'ABORTED_BEFORE_DISPATCH',
-          'The user stopped the turn before this call started; it did not run.',
-        ),
-      }
-    }
+    if (isAborted(signal)) return notStarted()
     const startedAt = Date.now()
-    const isCommand = tool.kind === 'execute'
-    if (isCommand) opts.workspace?.beginCommand()
+    // How far the call got: plugins only (nothing logged, nothing ran), logged, or running.
+    // (A holder, not a `let`: the body moves it on inside the waterfall.)
+    const at: { stage: Stage; isCommandBegun: boolean; logFailure?: { readonly error: unknown } } =
+      { stage: 'plugins', isCommandBegun: false }
+    let ranArgs = p.args
+    const body = async (input: DispatchInput): Promise<ToolOutput> => {
+      if (input.args !== p.args) {
+        // A plugin rewrote the arguments: they must still be a valid call of this tool.
+        const parsed = tool.schema.safeParse(input.args)
+        if (!parsed.success) {
+          throw new ToolError(
+            'PLUGIN_INVALID_ARGUMENTS',
+            `A plugin rewrote the arguments of ${tool.name} into ones its schema refuses (${z.prettifyError(parsed.error).replace(/\n/g, '; ')}). It did not run.`,
+          )
+        }
+        ranArgs = parsed.data
+      }
+      try {
+        // The log names the arguments the body gets, a plugin's rewrite included.
+        session.append('tool/call', {
+          callId: p.call.callId,
+          name: tool.name,
+          args: ranArgs as JsonValue,
+        })
+        // Intent before effect: the body starts only once its call is on disk.
+        await session.flush()
+      } catch (error) {
+        // A log that cannot take the call fails the turn, whatever a plugin makes of it.
+        at.logFailure = { error }
+        throw error
+      }
+      at.stage = 'logged'
+      // A cancel during the flush: the call is on record, but its body never started.
+      if (isAborted(signal)) throw new Error('aborted before the body started')
+      at.stage = 'running'
+      if (tool.kind === 'execute') {
+        opts.workspace?.beginCommand()
+        at.isCommandBegun = true
+      }
+      return tool.run(ranArgs, {
+        projectDir: opts.projectDir,
+        // Middleware may have swapped the signal; the user's cancel must still reach the tool.
+        signal: input.signal === signal ? signal : AbortSignal.any([signal, input.signal]),
+        beforeWrite: (path) => opts.workspace?.beforeWrite(path),
+        files: ledgers.get(session),
+        ...(p.grant ? { grant: p.grant } : {}),
+        onProcess: (record: ProcessRecord) => {
+          session.append('process/started', { callId: p.call.callId, ...record })
+          // Best effort: the command already runs; a failed write shows up at the next flush.
+          session.flush().catch(() => undefined)
+        },
+      })
+    }
     let output: ToolOutput
     try {
-      const body = (input: DispatchInput) =>
-        tool.run(input.args, {
-          projectDir: opts.projectDir,
-          // Middleware may have swapped the signal; the user's cancel must still reach the tool.
-          signal: input.signal === signal ? signal : AbortSignal.any([signal, input.signal]),
-          beforeWrite: (path) => opts.workspace?.beforeWrite(path),
-          files: ledgers.get(session),
-          ...(p.grant ? { grant: p.grant } : {}),
-          onProcess: (record: ProcessRecord) => {
-            session.append('process/started', { callId: p.call.callId, ...record })
-            // Best effort: the command already runs; a failed write shows up at the next flush.
-            session.flush().catch(() => undefined)
-          },
-        })
       const input: DispatchInput = { tool, args: p.args, callId: p.call.callId, signal }
       output = opts.kernel
         ? await opts.kernel.waterfall('tool/dispatch', input, body, { scope: session.id })
@@ -259,32 +334,19 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
       if (opts.kernel) {
         output = await opts.kernel.waterfall(
           'tool/post',
-          { tool, callId: p.call.callId, output },
+          { tool, callId: p.call.callId, args: ranArgs, output },
           (i) => i.output,
           { scope: session.id },
         )
       }
     } catch (error) {
-      if (isAborted(signal))
-        return {
-          result: failure(
-            p.call.callId,
-            'ABORTED',
-            `The user stopped ${tool.name} while it ran; it was interrupted. Check its effects before running it again.`,
-          ),
-        }
-      const code = error instanceof ToolError ? error.code : 'TOOL_FAILED'
-      return {
-        result: failure(
-          p.call.callId,
-          code,
-          error instanceof Error ? error.message : String(error),
-        ),
-      }
+      if (at.logFailure) throw at.logFailure.error
+      return { result: failedCall(p.call.callId, tool, at.stage, error, isAborted(signal)) }
     } finally {
-      if (isCommand) opts.workspace?.endCommand()
+      if (at.isCommandBegun) opts.workspace?.endCommand()
     }
     if (isAborted(signal)) {
+      if (at.stage !== 'running') return notStarted()
       return {
         result: failure(
           p.call.callId,
@@ -300,7 +362,12 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
         ok: true,
         output: capped.output,
         ...(capped.outputRef ? { outputRef: capped.outputRef } : {}),
-        metadata: { ...output.metadata, durationMs: Date.now() - startedAt },
+        metadata: {
+          ...output.metadata,
+          durationMs: Date.now() - startedAt,
+          // A plugin answered in the tool's place: no tool/call is logged, and nothing ran.
+          ...(at.stage === 'plugins' ? { answeredByPlugin: true } : {}),
+        },
       },
       ...(output.deliverables ? { deliverables: output.deliverables } : {}),
     }
@@ -353,6 +420,55 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
       }
     },
   }
+}
+
+/**
+ * The result of a call whose dispatch threw, by how far it got. Before the body started: a
+ * plugin's throw is its veto (PLUGIN_DENIED: nothing ran), a cancel is ABORTED_BEFORE_DISPATCH.
+ * Once it ran: a cancel is ABORTED; a plugin failing around the body is PLUGIN_FAILED (it ran,
+ * check its effects); the tool's own failure keeps its code.
+ */
+function failedCall(
+  callId: string,
+  tool: Tool,
+  stage: Stage,
+  error: unknown,
+  isStopped: boolean,
+): Result {
+  const why = error instanceof PluginError ? describeCause(error.cause) : describeCause(error)
+  if (stage !== 'running') {
+    if (isStopped)
+      return failure(
+        callId,
+        'ABORTED_BEFORE_DISPATCH',
+        'The user stopped the turn before this call started; it did not run.',
+      )
+    if (error instanceof PluginError) {
+      return failure(
+        callId,
+        'PLUGIN_DENIED',
+        `The plugin "${error.plugin}" refused this ${tool.name} call: ${why}. It did not run; do not retry it unchanged.`,
+      )
+    }
+  }
+  if (isStopped)
+    return failure(
+      callId,
+      'ABORTED',
+      `The user stopped ${tool.name} while it ran; it was interrupted. Check its effects before running it again.`,
+    )
+  if (error instanceof PluginError) {
+    return failure(
+      callId,
+      'PLUGIN_FAILED',
+      `${tool.name} ran, but the plugin "${error.plugin}" failed after it (${why}); its output is lost. Check its effects before running it again.`,
+    )
+  }
+  return failure(callId, error instanceof ToolError ? error.code : 'TOOL_FAILED', why)
+}
+
+function describeCause(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 /** Runs `work` over `items`, starting them in order, with at most `limit` in flight. */

@@ -11,7 +11,7 @@ import {
 import { join, normalize, sep } from 'node:path'
 import { ToolError } from './types.js'
 
-/** What the model sees of one tool's output at most (DESIGN.md 4: ~50 KB, the rest spilled). */
+/** What the model sees of one tool's output at most (~50 KB, the rest spilled: docs/ARCHITECTURE.md 5). */
 export const DEFAULT_OUTPUT_CAP_BYTES = 50 * 1024
 /** The smallest cap, whatever the window: below it a single read says too little. */
 export const MIN_OUTPUT_CAP_BYTES = 4 * 1024

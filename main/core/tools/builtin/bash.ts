@@ -1,7 +1,7 @@
 /**
  * `bash`: runs one command line in the project folder. The command leads its own process group,
- * so a timeout or the user's cancel stops it and everything it started (RELIABILITY.md 4.I); it
- * sees an allowlisted environment (`env.ts`, 4.C); its output is bounded in memory (4.F) and the
+ * so a timeout or the user's cancel stops it and everything it started (docs/ARCHITECTURE.md 4, "Commands"); it
+ * sees an allowlisted environment (`env.ts`); its output is bounded in memory and the
  * pipeline caps what the model sees and spills the rest.
  */
 import { spawn } from 'node:child_process'

@@ -1,5 +1,5 @@
 /**
- * The environment commands run with (RELIABILITY.md 4.C). It is built from an allowlist, not by
+ * The environment commands run with (docs/ARCHITECTURE.md 4, "Commands"). It is built from an allowlist, not by
  * removing known secrets, so a provider key the harness was started with cannot reach `env`,
  * the output or a spill file. A child can still read its parent's `/proc/<ppid>/environ`, so the
  * main process itself must not keep keys in its environment (they live in the OS keychain).

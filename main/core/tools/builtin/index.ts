@@ -15,7 +15,7 @@ export interface BuiltinToolOptions {
   readonly grep?: GrepToolOptions
 }
 
-/** The tools every session starts with (DESIGN.md 5), in the order the model is shown them. */
+/** The tools every session starts with (docs/ARCHITECTURE.md 6.2), in the order the model is shown them. */
 export function builtinTools(opts: BuiltinToolOptions = {}): Tool[] {
   return [
     readTool(),

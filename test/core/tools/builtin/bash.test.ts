@@ -129,7 +129,7 @@ describe('bash', () => {
     expect(slept.metadata).toMatchObject({ timedOut: true })
     expect(await groupGoneWithin(await pidFrom(join(dir, 'pid')))).toEqual([])
 
-    // Exiting 0 from the trap does not turn a timeout into a success (RELIABILITY.md 4.M).
+    // Exiting 0 from the trap does not turn a timeout into a success.
     const trapped = await run(dir, {
       command: "trap 'exit 0' TERM; sleep 30 & wait",
       timeoutSeconds: 0.5,
