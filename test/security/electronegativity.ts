@@ -6,10 +6,10 @@
  *
  * Scanned: `out/` (the main bundle and the renderer's HTML; the tool skips the `.cjs` preload,
  * and cannot parse the renderer's ES2022 bundles: see withRendererBundlesSkipped) and package.json (Electron version, Chromium switches). It is a static AST check and one gate among several:
- * it knows nothing of sender validation, fuses or `will-frame-navigate` (RELIABILITY.md 2.4);
+ * it knows nothing of sender validation, fuses or `will-frame-navigate` (main/electron/README.md, known limits);
  * test/electron/ covers those.
  *
- * Why a wrapper instead of the CLI (ENV.md section 7):
+ * Why a wrapper instead of the CLI:
  * - The CLI exits 0 whatever it finds, and its CSV breaks rows whose sample spans lines, so a
  *   gate built on its output could pass silently. Here the runner is called as a library and its
  *   findings come back as objects with severity and confidence.
@@ -178,7 +178,7 @@ export interface Verdict {
 
 /**
  * Whether a finding fails the run: every HIGH one, and a MEDIUM one the tool is sure of (FIRM or
- * CERTAIN) unless it only asks for a review (RELIABILITY.md 2.4). `webSecurity: false`, for one,
+ * CERTAIN) unless it only asks for a review. `webSecurity: false`, for one,
  * is MEDIUM/CERTAIN to it. TENTATIVE and review-only findings are listed for a human.
  */
 export function fails(issue: Finding): boolean {

@@ -24,7 +24,7 @@ export interface CompactOptions {
   readonly keepUserTurns?: number
   /** When one turn holds most of the context, keep about this many tokens of its tail. */
   readonly keepTailTokens?: number
-  /** The summary's length limit in tokens (DESIGN.md 4: 8k). */
+  /** The summary's length limit in tokens (default 8k). */
   readonly maxSummaryTokens?: number
   /** How much of the range's transcript the summary request may carry, in tokens. */
   readonly transcriptBudgetTokens?: number
@@ -69,7 +69,7 @@ Be specific: keep paths, names, numbers and error messages exactly. Leave out pl
 const TOOL_OUTPUT_CHARS = 2000
 
 /**
- * Replaces an early range of the model's view with a summary (DESIGN.md 6): chooses the range,
+ * Replaces an early range of the model's view with a summary (docs/ARCHITECTURE.md 3.8): chooses the range,
  * asks the model for a structured summary, and appends `compaction/checkpoint`. The originals
  * stay in the log. A failed or cancelled summary changes nothing in the view and logs an `error`.
  */

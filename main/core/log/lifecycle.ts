@@ -74,7 +74,7 @@ const enclosure = (message: string) => new LogError('ENCLOSURE', message)
 const pairing = (message: string) => new LogError('PAIRING', message)
 
 /**
- * The turn/step/tool-call state machine of a session (DESIGN.md "Turn enclosure"). `check`
+ * The turn/step/tool-call state machine of a session (docs/ARCHITECTURE.md 3.3). `check`
  * refuses an event that would break an invariant before anything is written; `apply` advances
  * the state after the event is accepted; `closes` lists what must be synthesised to close
  * whatever is open (crash repair and forks use the same rules).

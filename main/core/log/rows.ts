@@ -8,7 +8,7 @@ import { deepFreeze } from './freeze.js'
 /**
  * Turns a stored row back into a frozen event, checking everything: a known type, the version
  * this code writes, the data against its schema, and that the row sits at the seq the reader
- * expects. Any failure names the session and seq (DESIGN.md: never silently skipped).
+ * expects. Any failure names the session and seq (never silently skipped: docs/ARCHITECTURE.md 3.3).
  */
 export function rowToEvent(row: EventRow, expectedSeq: number): LogEvent {
   const where = `session ${row.sessionId} seq ${row.seq}`

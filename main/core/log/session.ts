@@ -155,7 +155,7 @@ export class Session {
   /**
    * Opens a stored session: reads its whole history (through its fork ancestry), validating
    * every row and every turn/step rule. In `write` mode it first takes the writer lock, then
-   * closes whatever a crash left open (DESIGN.md "Recovery") and records `recovery/repaired`.
+   * closes whatever a crash left open (docs/ARCHITECTURE.md 3.7) and records `recovery/repaired`.
    */
   static open(store: Store, id: string, opts: OpenSessionOptions = {}): Session {
     const mode = opts.mode ?? 'write'

@@ -1,4 +1,4 @@
-/** Retries of a model request that failed before its first streamed byte (DESIGN.md 4). */
+/** Retries of a model request that failed before its first streamed byte (docs/ARCHITECTURE.md 4, "Failures are data"). */
 export interface RetryPolicy {
   /** Retries after the first attempt. */
   readonly retries: number

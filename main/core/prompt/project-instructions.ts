@@ -13,7 +13,7 @@ export type ProjectInstructions =
   | { readonly status: 'absent' }
   | { readonly status: 'found'; readonly text: string; readonly bytes: number }
   | { readonly status: 'truncated'; readonly text: string; readonly bytes: number }
-  /** A symlink that leaves the project, or not a regular file: never read (RELIABILITY 4.D). */
+  /** A symlink that leaves the project, or not a regular file: never read (docs/ARCHITECTURE.md 4). */
   | { readonly status: 'refused'; readonly why: string }
   | { readonly status: 'unreadable'; readonly why: string }
 

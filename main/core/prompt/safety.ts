@@ -3,7 +3,7 @@ import type { SectionContribution } from './sections.js'
 
 /**
  * What the model is asked not to do. The harness does not rely on it (approvals and path
- * containment hold whatever the model proposes, RELIABILITY 4.D); it lowers how often they fire.
+ * containment hold whatever the model proposes, docs/ARCHITECTURE.md 4); it lowers how often they fire.
  */
 export function safetySection(opts: { readonly lean?: boolean } = {}): SectionContribution {
   if (opts.lean === true) {

@@ -10,7 +10,7 @@ type EventParams = ReturnType<typeof eventParams>
 /**
  * The hot path: appends a batch of one session's rows with reused prepared statements, checks
  * the seq against the stored tail first (a stale writer fails loudly instead of leaving a gap,
- * DESIGN.md 8), and updates the session's counters and the search index in the same transaction.
+ * docs/ARCHITECTURE.md 3.3), and updates the session's counters and the search index in the same transaction.
  */
 export class EventAppender {
   private readonly nextSeqOf: Database.Statement<[string], number>

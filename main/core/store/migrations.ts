@@ -5,7 +5,7 @@ import { StoreError } from './types.js'
 /**
  * Schema migrations keyed by `PRAGMA user_version`. Each runs in its own BEGIN IMMEDIATE
  * transaction together with the version bump, so a crash mid-migration leaves the previous
- * version intact (RELIABILITY T-DB-8). Migrations are append-only: never edit a released one.
+ * version intact (docs/ARCHITECTURE.md 3.1). Migrations are append-only: never edit a released one.
  */
 export interface Migration {
   readonly version: number
@@ -45,7 +45,7 @@ CREATE TABLE events (
 -- lastSeqOfType and type-filtered reads: a seek per segment instead of a scan.
 CREATE INDEX events_by_type ON events(session_id, type, seq);
 
--- The log is append-only (DESIGN.md 3, RELIABILITY T-DB-9): the database itself refuses edits.
+-- The log is append-only (docs/ARCHITECTURE.md 3.1): the database itself refuses edits.
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is not allowed'); END;
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events

@@ -39,7 +39,7 @@ export interface OpenedDatabase {
  * read-write connection is configured (pragmas read back) and migrated to the latest schema.
  *
  * Never reads the file through `fs`: closing such a descriptor would drop the POSIX locks that
- * another connection of this process holds on it (RELIABILITY 3.3). `lstat`/`chmod` are safe.
+ * another connection of this process holds on it (docs/ARCHITECTURE.md 3.1). `lstat`/`chmod` are safe.
  */
 export function openDatabase(path: string): OpenedDatabase {
   const canonical = canonicalPath(path)
@@ -84,7 +84,7 @@ function lstatIfExists(path: string): Stats | undefined {
   }
 }
 
-/** RELIABILITY 3.3: one regular file, one link, owned by us, or SQLite's locking can't protect it. */
+/** docs/ARCHITECTURE.md 3.1: one regular file, one link, owned by us, or SQLite's locking can't protect it. */
 function checkFile(path: string, stat: Stats): void {
   const unsafe = (why: string) =>
     new StoreError(

@@ -15,7 +15,7 @@ interface Setting {
 }
 
 /**
- * The connection settings of RELIABILITY 3.4. busy_timeout comes first so the others wait for
+ * The connection settings of docs/ARCHITECTURE.md 3.1. busy_timeout comes first so the others wait for
  * a concurrent opener instead of failing with SQLITE_BUSY.
  */
 export const REQUIRED_PRAGMAS: readonly Setting[] = [

@@ -1,5 +1,5 @@
 /**
- * SIGKILL crash test (DESIGN.md "Recovery", RELIABILITY.md 3.2): a child process writes a
+ * SIGKILL crash test (docs/ARCHITECTURE.md 3.7): a child process writes a
  * scripted session (test/fixtures/log/crash-writer.ts) and is killed at a random point. The
  * parent then reopens the database like the next launch would and checks that nothing durable
  * was lost or torn, and that repair appends exactly what the raw log calls for: an expectation
@@ -117,7 +117,7 @@ interface Expected {
 }
 
 /**
- * What repair must append to `events`, derived from DESIGN.md "Recovery" alone: the text and
+ * What repair must append to `events`, derived from docs/ARCHITECTURE.md 3.7 alone: the text and
  * reasoning streamed into an unfinished reply as an interrupted message (partial tool calls
  * dropped), TOOL_NOT_STARTED for proposed calls never started, TOOL_OUTCOME_UNKNOWN for started
  * calls without a result, then step/end and turn/end `interrupted-by-crash`, then exactly one

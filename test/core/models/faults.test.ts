@@ -1,5 +1,5 @@
 /**
- * Endpoint faults (RELIABILITY.md 4.H) against the scripted server over real HTTP: each ends the
+ * Endpoint faults (docs/ARCHITECTURE.md 4, "Failures are data") against the scripted server over real HTTP: each ends the
  * stream with exactly one `error` part carrying the right code, retryability and `hasStreamed`,
  * within its time budget, without the API key in any message.
  */

@@ -33,7 +33,7 @@ export function track(store: SqliteStore): SqliteStore {
   return store
 }
 
-/** Only call while no connection of this process has the file open (RELIABILITY 3.3). */
+/** Only call while no connection of this process has the file open (docs/ARCHITECTURE.md 3.1). */
 export function sha256(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex')
 }
