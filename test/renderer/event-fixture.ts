@@ -1,13 +1,8 @@
 import type { EventDto } from '../../protocol/contract'
+import type { EventHead } from '../../protocol/events'
 
 /** An event as a test writes it: the payload holds only what the code under test reads. */
-export interface LooseEvent {
-  readonly seq: number
-  readonly type: string
-  readonly v: number
-  readonly turn: number
-  readonly step: number
-  readonly at: number
+export interface LooseEvent extends EventHead {
   readonly data: Readonly<Record<string, unknown>>
 }
 

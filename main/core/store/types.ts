@@ -1,3 +1,5 @@
+import type { EventHead } from '../../../protocol/events.js'
+
 /**
  * The store port: everything the log needs from persistence, and nothing about SQLite. The
  * better-sqlite3 implementation lives in sqlite-store.ts (opened by `openStore`); node:sqlite could replace it behind
@@ -5,14 +7,8 @@
  */
 
 /** An event row as stored. `data` is the JSON text of the event's data. */
-export interface EventRow {
+export interface EventRow extends EventHead {
   readonly sessionId: string
-  readonly seq: number
-  readonly type: string
-  readonly v: number
-  readonly turn: number
-  readonly step: number
-  readonly at: number
   readonly data: string
   /** Text for full-text search (user text, assistant text, tool output), or undefined. */
   readonly searchText?: string | undefined
