@@ -1,9 +1,10 @@
-import { useId, useState } from 'react'
+import { useState } from 'react'
 import type { FieldError, SettingsView } from '../../../../protocol/contract'
 import { describeRule, ruleTargetLines, withApprovalMode, withoutApprovalRule } from './config-edit'
 import type { ApprovalMode } from './config-edit'
 import { placeFieldErrors, ruleTargets } from './field-errors'
 import { FormErrors } from './field'
+import { ModeChoices } from './mode-choices'
 import type { SaveSettings } from './use-settings'
 import { APPROVAL_MODES } from './words'
 
@@ -19,7 +20,6 @@ export function ApprovalSection({ view, save }: ApprovalSectionProps) {
   const [ruleErrors, setRuleErrors] = useState<Partial<Record<string, string>>>({})
   // Shown checked at once; the saved mode takes over when the save returns (or fails).
   const [pending, setPending] = useState<ApprovalMode | undefined>(undefined)
-  const name = useId()
   const rules = view.config.approvalRules
   const mode = pending ?? view.config.approval
 
@@ -52,27 +52,12 @@ export function ApprovalSection({ view, save }: ApprovalSectionProps) {
   return (
     <section className="settings-section" aria-labelledby="settings-approval">
       <h3 id="settings-approval">Approvals</h3>
-      <fieldset className="settings-modes">
-        <legend>Approval mode</legend>
-        {APPROVAL_MODES.map(({ mode: choice, label, help }) => (
-          <label key={choice} className="settings-mode">
-            <input
-              type="radio"
-              name={name}
-              value={choice}
-              checked={mode === choice}
-              aria-describedby={`${name}-${choice}`}
-              onChange={() => void pick(choice)}
-            />
-            <span>
-              <strong>{label}</strong>
-              <span id={`${name}-${choice}`} className="settings-hint">
-                {help}
-              </span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
+      <ModeChoices
+        legend="Approval mode"
+        choices={APPROVAL_MODES}
+        value={mode}
+        onPick={(choice) => void pick(choice)}
+      />
       <FormErrors message={message} fields={unplaced} />
       <h4>Remembered rules</h4>
       {rules.length === 0 ? (

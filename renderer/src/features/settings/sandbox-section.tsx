@@ -1,9 +1,10 @@
-import { useId, useState } from 'react'
+import { useState } from 'react'
 import type { FieldError, SettingsView } from '../../../../protocol/contract'
 import { withSandbox } from './config-edit'
 import type { SandboxMode } from './config-edit'
 import { placeFieldErrors } from './field-errors'
 import { FormErrors } from './field'
+import { ModeChoices } from './mode-choices'
 import type { SaveSettings } from './use-settings'
 import { SANDBOX_MODES } from './words'
 
@@ -21,7 +22,6 @@ export function SandboxSection({ view, save }: SandboxSectionProps) {
   const [unplaced, setUnplaced] = useState<readonly FieldError[]>([])
   // Shown checked at once; the saved value takes over when the save returns (or fails).
   const [pending, setPending] = useState<SandboxMode | undefined>(undefined)
-  const name = useId()
   const mode = pending ?? view.config.sandbox
 
   const pick = async (next: SandboxMode) => {
@@ -48,27 +48,12 @@ export function SandboxSection({ view, save }: SandboxSectionProps) {
         In the sandbox a command can change files only inside the project, and reaches the network
         only when you allow it.
       </p>
-      <fieldset className="settings-modes">
-        <legend>Run commands</legend>
-        {SANDBOX_MODES.map(({ mode: choice, label, help }) => (
-          <label key={choice} className="settings-mode">
-            <input
-              type="radio"
-              name={name}
-              value={choice}
-              checked={mode === choice}
-              aria-describedby={`${name}-${choice}`}
-              onChange={() => void pick(choice)}
-            />
-            <span>
-              <strong>{label}</strong>
-              <span id={`${name}-${choice}`} className="settings-hint">
-                {help}
-              </span>
-            </span>
-          </label>
-        ))}
-      </fieldset>
+      <ModeChoices
+        legend="Run commands"
+        choices={SANDBOX_MODES}
+        value={mode}
+        onPick={(choice) => void pick(choice)}
+      />
       <FormErrors message={message} fields={unplaced} />
     </section>
   )
