@@ -9,6 +9,7 @@ import {
   reduceFeed,
 } from '../../renderer/src/state/feed-reducer'
 import type { FeedAction, FeedState, StreamDelta } from '../../renderer/src/state/feed-reducer'
+import { EventCache } from '../../renderer/src/state/event-cache'
 import { toSessionFeed } from '../../renderer/src/state/feed-view'
 import { asEvent } from './event-fixture'
 
@@ -316,14 +317,15 @@ describe('approvals and details', () => {
     expect(state.isRunning).toBe(true)
     expect(state.contextWindow).toBe(32768)
     expect(state.profile).toEqual(PROFILE)
-    expect(toSessionFeed(state)?.profile).toEqual(PROFILE)
+    const cache = new EventCache(SESSION, () => Promise.reject(new Error('not read')))
+    expect(toSessionFeed(state, cache)?.profile).toEqual(PROFILE)
     // A later answer without one (the session reopened, no turn run yet) clears it.
     const later = run(
       [{ type: 'details', details: { session: summary(), pendingApprovals: [] } }],
       state,
     )
     expect(later.profile).toBeUndefined()
-    expect(toSessionFeed(later)).not.toHaveProperty('profile')
+    expect(toSessionFeed(later, cache)).not.toHaveProperty('profile')
     expect(state.pendingApprovals.map((a) => a.callId)).toEqual(['c1'])
   })
 

@@ -1,22 +1,24 @@
 import { describe, expect, it } from 'vitest'
 import type { EventDto } from '../../protocol/contract'
-import { EventRows, matchesFilter } from '../../renderer/src/features/timeline/event-rows'
-import type { PageRequest } from '../../renderer/src/features/timeline/event-rows'
+import { matchesFilter, rowsFor } from '../../renderer/src/features/timeline/event-rows'
+import { EventCache } from '../../renderer/src/state/event-cache'
+import type { FeedEvents, PageRequest } from '../../renderer/src/state/event-cache'
 import { asEvent } from './event-fixture'
 
-/** A fake `session/events` over `length` events: turn = seq / 100, every 3rd a tool/call. */
+const CHUNK = 'assistant/chunk'
+
+/** Every 4th seq (1, 5, 9...) is a chunk, every 3rd other one a tool/call; turn = seq / 100. */
+function typeOf(seq: number): string {
+  if (seq % 4 === 1) return CHUNK
+  return seq % 3 === 0 ? 'tool/call' : 'step/start'
+}
+
+const eventAt = (seq: number): EventDto =>
+  asEvent({ seq, type: typeOf(seq), v: 1, turn: Math.floor(seq / 100), step: 1, at: seq, data: {} })
+
+/** A fake `session/events` over a log that can grow, and the feed a shell would hold of it. */
 function fakeLog(length: number) {
-  const events: EventDto[] = Array.from({ length }, (_, seq) =>
-    asEvent({
-      seq,
-      type: seq % 3 === 0 ? 'tool/call' : 'step/start',
-      v: 1,
-      turn: Math.floor(seq / 100),
-      step: 1,
-      at: seq,
-      data: {},
-    }),
-  )
+  const events: EventDto[] = Array.from({ length }, (_, seq) => eventAt(seq))
   const requests: PageRequest[] = []
   const load = (request: PageRequest) => {
     requests.push(request)
@@ -28,131 +30,194 @@ function fakeLog(length: number) {
     const next = matching[request.limit]
     return Promise.resolve({ events: page, nextSeq: next?.seq ?? null, length: events.length })
   }
-  return { events, requests, load }
+  /**
+   * The feed once it paged the log up to `to`: every forwarded event below it, and the length
+   * its first page told.
+   */
+  const feed = (to = events.length, isLoading = false): FeedEvents => ({
+    events: events.filter((e) => e.seq < to && e.type !== CHUNK),
+    coveredTo: to,
+    length: events.length,
+    isLoading,
+  })
+  const grow = (by: number) => {
+    for (let i = 0; i < by; i++) events.push(eventAt(events.length))
+  }
+  return { events, requests, load, feed, grow }
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
 
-describe('EventRows, unfiltered', () => {
-  it('fetches only the windows the visible rows need, and knows the total from the first', async () => {
+function cacheOver(log: ReturnType<typeof fakeLog>, window = 100, maxWindows?: number) {
+  const cache = new EventCache('s1', log.load, window, maxWindows)
+  cache.follow(log.feed())
+  return cache
+}
+
+describe('EventCache', () => {
+  it('serves forwarded events from the feed and reads only the chunks a window shows', async () => {
     const log = fakeLog(200_000)
-    const rows = new EventRows(log.load, {}, 1000)
-    rows.ensure(0, 40)
+    const cache = cacheOver(log)
+    expect(cache.length).toBe(200_000)
+    expect(cache.at(150_000)?.type).toBe('tool/call')
+    expect(cache.at(150_001)).toBeUndefined()
+    cache.ensure(150_000, 150_150)
     await settle()
-    expect(rows.count).toBe(200_000)
-    expect(rows.rowAt(40)?.seq).toBe(40)
-    rows.ensure(150_990, 151_010)
-    await settle()
-    expect(rows.rowAt(151_005)?.seq).toBe(151_005)
-    expect(log.requests.map((r) => [r.fromSeq, r.toSeq])).toEqual([
-      [0, 1000],
-      [150_000, 151_000],
-      [151_000, 152_000],
+    expect(cache.at(150_001)?.type).toBe(CHUNK)
+    expect(cache.at(150_149)?.seq).toBe(150_149)
+    expect(log.requests.map((r) => [r.fromSeq, r.toSeq, r.types])).toEqual([
+      [150_000, 150_100, [CHUNK]],
+      [150_100, 150_200, [CHUNK]],
     ])
-    // Loaded windows are not fetched again.
-    rows.ensure(0, 40)
+    // Windows read are not read again, and a range the feed answers alone needs no read.
+    cache.ensure(150_000, 150_150)
+    cache.ensure(150_002, 150_005)
     await settle()
-    expect(log.requests).toHaveLength(3)
+    expect(log.requests).toHaveLength(2)
   })
 
-  it('drops the least recently used windows beyond its budget', async () => {
+  it('reads every type past the feed, so a jump ahead of its paging shows rows at once', async () => {
     const log = fakeLog(10_000)
-    const rows = new EventRows(log.load, {}, 1000, 2)
+    const cache = new EventCache('s1', log.load, 100)
+    cache.follow(log.feed(2000, true))
+    cache.ensure(9000, 9010)
+    await settle()
+    expect(log.requests[0]).toEqual({ fromSeq: 9000, toSeq: 9100, limit: 100 })
+    expect(cache.length).toBe(10_000)
+    expect(cache.at(9003)?.type).toBe('tool/call')
+    // 1500 forwarded in the feed, the whole window past it; counted once when the feed catches up.
+    expect(cache.loadedCount).toBe(1500 + 100)
+    cache.follow(log.feed())
+    expect(cache.loadedCount).toBe(7500 + 25)
+    expect(cache.loadedCount).toBe(cache.loaded().length)
+  })
+
+  it('drops the least recently used windows beyond its budget, keeping counts true', async () => {
+    const log = fakeLog(10_000)
+    const cache = cacheOver(log, 100, 2)
+    const forwarded = log.feed().events.length
     for (const at of [0, 5000, 9000]) {
-      rows.ensure(at, at)
+      cache.ensure(at, at + 10)
       await settle()
     }
-    expect(rows.rowAt(0)).toBeUndefined()
-    expect(rows.rowAt(9000)?.seq).toBe(9000)
+    expect(cache.at(1)).toBeUndefined()
+    expect(cache.at(9001)?.type).toBe(CHUNK)
+    // Two windows of 25 chunks each.
+    expect(cache.loadedCount).toBe(forwarded + 50)
+    const loaded = cache.loaded()
+    expect(loaded).toHaveLength(forwarded + 50)
+    expect(loaded.every((e, i) => i === 0 || e.seq > (loaded[i - 1]?.seq ?? 0))).toBe(true)
   })
 
-  it('keeps count of the loaded rows through pages, live events and evictions', async () => {
-    const log = fakeLog(5000)
-    const rows = new EventRows(log.load, {}, 1000, 2)
-    expect(rows.loadedCount).toBe(0)
-    rows.ensure(0, 10)
+  it('reads the tail window again once the log grew past what it answered', async () => {
+    const log = fakeLog(50)
+    const cache = cacheOver(log)
+    cache.ensure(0, 100)
     await settle()
-    expect(rows.loadedCount).toBe(1000)
-    rows.ensure(4500, 4510)
+    expect(log.requests).toHaveLength(1)
+    // Live: the feed brings 50..59's forwarded events; chunk 53 and 57 come from no feed.
+    log.grow(10)
+    cache.follow(log.feed())
+    expect(cache.length).toBe(60)
+    expect(cache.at(53)).toBeUndefined()
+    cache.ensure(0, 100)
     await settle()
-    expect(rows.loadedCount).toBe(2000)
-    // A third window evicts the least recently used one (the first).
-    rows.ensure(2500, 2510)
-    await settle()
-    expect(rows.loadedCount).toBe(2000)
-    expect(rows.loaded()).toHaveLength(2000)
-    // A live event lands in a loaded window's hole only once.
-    const added = { ...log.events[0], seq: 5000 } as EventDto
-    log.events.push(added)
-    rows.append([added])
-    rows.append([added])
-    expect(rows.loadedCount).toBe(2000)
-    rows.ensure(4990, 5000)
-    await settle()
-    expect(rows.loadedCount).toBe(rows.loaded().length)
+    expect(log.requests).toHaveLength(2)
+    expect(cache.at(53)?.type).toBe(CHUNK)
   })
 
-  it('grows with live events and refetches the holes between them', async () => {
-    const log = fakeLog(10)
-    const rows = new EventRows(log.load, {}, 1000)
-    rows.ensure(0, 50)
+  it('reads one event on its own, and keeps the error of a failed read', async () => {
+    const log = fakeLog(1000)
+    const cache = cacheOver(log)
+    expect((await cache.read(501))?.type).toBe(CHUNK)
+    expect(cache.at(501)?.seq).toBe(501)
+    expect(await cache.read(5000)).toBeUndefined()
+    const failing = new EventCache('s1', () => Promise.reject(new Error('DISCONNECTED')))
+    failing.follow(log.feed())
+    failing.ensure(0, 10)
     await settle()
-    expect(rows.count).toBe(10)
-    // The log grew by 3 (a chunk at 10 the feed never carries), the feed brings 11 and 12.
-    const added = [10, 11, 12].map((seq) => ({ ...log.events[0], seq }) as EventDto)
-    log.events.push(...added)
-    rows.append(added.slice(1))
-    expect(rows.count).toBe(13)
-    expect(rows.rowAt(12)?.seq).toBe(12)
-    expect(rows.rowAt(10)).toBeUndefined()
-    rows.ensure(0, 50)
-    await settle()
-    expect(rows.rowAt(10)?.seq).toBe(10)
+    expect(failing.error).toBe('DISCONNECTED')
   })
 })
 
-describe('EventRows, filtered', () => {
-  it('reads forward with the cursor and counts what is loaded', async () => {
+describe('timeline rows', () => {
+  it('unfiltered: row index is seq, the count is the log length', async () => {
+    const log = fakeLog(1000)
+    const rows = rowsFor(cacheOver(log), {})
+    expect(rows.count).toBe(1000)
+    expect(rows.rowAt(3)?.seq).toBe(3)
+    rows.ensure(0, 9)
+    await settle()
+    expect(rows.rowAt(1)?.type).toBe(CHUNK)
+    expect(await rows.locate(640)).toBe(640)
+    expect(await rows.locate(4000)).toBeUndefined()
+  })
+
+  it('types without chunks come from the feed alone, live ones included', () => {
+    const log = fakeLog(1000)
+    const cache = cacheOver(log)
+    const rows = rowsFor(cache, { types: ['tool/call'] })
+    expect(rows.count).toBe(log.feed().events.filter((e) => e.type === 'tool/call').length)
+    expect(rows.rowAt(1)?.seq).toBe(3)
+    rows.ensure(0, 500)
+    expect(log.requests).toHaveLength(0)
+    const version = rows.version
+    log.grow(4)
+    cache.follow(log.feed())
+    expect(rows.version).not.toBe(version)
+    expect(rows.loaded().at(-1)?.seq).toBe(1002)
+    expect(rows.hasMore).toBe(false)
+  })
+
+  it('says more may come while the feed is still paging', async () => {
+    const log = fakeLog(1000)
+    const cache = new EventCache('s1', log.load, 100)
+    cache.follow(log.feed(300, true))
+    const rows = rowsFor(cache, { types: ['tool/call'] })
+    expect(rows.hasMore).toBe(true)
+    expect(await rows.locate(3)).toBe(1)
+  })
+
+  it('a filter that can match chunks reads forward with the cursor', async () => {
     const log = fakeLog(10_000)
-    const rows = new EventRows(log.load, { types: ['tool/call'] }, 1000)
+    const rows = rowsFor(cacheOver(log), { types: [CHUNK] }, 1000)
     rows.ensure(0, 20)
     await settle()
     expect(rows.count).toBe(1000)
     expect(rows.hasMore).toBe(true)
-    expect(rows.rowAt(1)?.seq).toBe(3)
-    expect(log.requests[0]).toMatchObject({ fromSeq: 0, types: ['tool/call'], limit: 1000 })
+    expect(rows.rowAt(1)?.seq).toBe(5)
+    expect(log.requests[0]).toMatchObject({ fromSeq: 0, types: [CHUNK], limit: 1000 })
     rows.ensure(900, 999)
     await settle()
     expect(rows.count).toBe(2000)
-    expect(log.requests[1]?.fromSeq).toBe(3000)
+    expect(log.requests[1]?.fromSeq).toBe(4001)
+    expect(await rows.locate(7205)).toBe(1801)
+    expect(await rows.locate(7206)).toBeUndefined()
   })
 
-  it('locates a seq by reading on, and says when the filter excludes it', async () => {
-    const log = fakeLog(10_000)
-    const rows = new EventRows(log.load, { types: ['tool/call'] }, 1000)
-    expect(await rows.locate(7203)).toBe(2401)
-    expect(await rows.locate(7204)).toBeUndefined()
-  })
-
-  it('appends live events that match once everything is loaded', async () => {
+  it('a turn filter appends live forwarded events that match once it read to the end', async () => {
     const log = fakeLog(30)
-    const rows = new EventRows(log.load, { types: ['tool/call'], turn: 0 }, 1000)
+    const cache = cacheOver(log)
+    const rows = rowsFor(cache, { turn: 0 })
     rows.ensure(0, 20)
     await settle()
     expect(rows.hasMore).toBe(false)
-    const base = { v: 1, turn: 0, step: 1, at: 0, data: {} }
-    rows.append(
-      [
-        { ...base, seq: 30, type: 'tool/call' },
-        { ...base, seq: 31, type: 'tool/result' },
-        { ...base, seq: 32, type: 'tool/call', turn: 1 },
-      ].map(asEvent),
-    )
-    expect(rows.loaded().map((e) => e.seq)).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30])
+    expect(rows.count).toBe(30)
+    log.grow(3)
+    cache.follow(log.feed())
+    // The feed brings 30..32 (none a chunk), all in turn 0.
+    expect(
+      rows
+        .loaded()
+        .map((e) => e.seq)
+        .slice(-4),
+    ).toEqual([29, 30, 31, 32])
+    expect(rows.count).toBe(33)
   })
 
-  it('keeps the error of a failed load for the panel to show', async () => {
-    const rows = new EventRows(() => Promise.reject(new Error('DISCONNECTED')), { turn: 1 })
+  it('keeps the error of a failed read for the panel to show', async () => {
+    const cache = new EventCache('s1', () => Promise.reject(new Error('DISCONNECTED')))
+    const rows = rowsFor(cache, { turn: 1 })
     rows.ensure(0, 10)
     await settle()
     expect(rows.error).toBe('DISCONNECTED')

@@ -12,6 +12,7 @@ import type {
   NotificationOf,
   SessionSummary,
 } from '../../../protocol/contract'
+import type { EventCache } from '../state/event-cache'
 
 export type StreamDelta = NotificationOf<'stream/delta'>
 
@@ -24,6 +25,11 @@ export interface SessionFeed {
    * notifications; a chat of 10k messages is about 30k of these.
    */
   readonly events: readonly EventDto[]
+  /**
+   * Every event of the session, chunks included, for panels that show the raw log: `events`
+   * plus chunks read on demand. Read from here, never from `session/events` directly.
+   */
+  readonly cache: EventCache
   /** True until the shell has paged in the whole history. */
   readonly isLoading: boolean
   /** Deltas of the step now streaming (cleared when its `assistant/message` arrives). */

@@ -41,6 +41,8 @@ export interface FeedState {
   readonly events: readonly EventDto[]
   /** Every event with a seq below this is in `events` (see the module comment). */
   readonly coveredTo: number
+  /** The log's length as last heard: a page's `length`, or past the latest notified event. */
+  readonly length: number
   /** True until the first full paging of the history is done. */
   readonly isLoading: boolean
   readonly streaming: readonly StreamDelta[]
@@ -84,6 +86,7 @@ export function initialFeed(sessionId: string): FeedState {
     session: undefined,
     events: [],
     coveredTo: 0,
+    length: 0,
     isLoading: true,
     streaming: [],
     pendingApprovals: [],
@@ -151,7 +154,8 @@ function applyPage(state: FeedState, page: Extract<FeedAction, { type: 'page' }>
   const pageEnd = page.nextSeq ?? page.length
   const coveredTo =
     page.fromSeq <= state.coveredTo ? Math.max(state.coveredTo, pageEnd) : state.coveredTo
-  const next = { ...state, events, coveredTo: advanceCovered(events, coveredTo) }
+  const length = Math.max(state.length, page.length)
+  const next = { ...state, events, length, coveredTo: advanceCovered(events, coveredTo) }
   return page.nextSeq === null ? settle({ ...next, isLoading: false }) : next
 }
 
@@ -163,7 +167,8 @@ function applyEvent(state: FeedState, event: EventDto, prevSeq?: number): FeedSt
   const followsOn =
     event.seq === state.coveredTo || (prevSeq !== undefined && prevSeq < state.coveredTo)
   const coveredTo = followsOn ? Math.max(state.coveredTo, event.seq + 1) : state.coveredTo
-  return settle({ ...state, events, coveredTo: advanceCovered(events, coveredTo) }, event)
+  const length = Math.max(state.length, event.seq + 1)
+  return settle({ ...state, events, length, coveredTo: advanceCovered(events, coveredTo) }, event)
 }
 
 /**

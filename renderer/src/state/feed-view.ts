@@ -3,12 +3,13 @@
  * in a WeakMap, so a panel's memo sees the same feed until the log actually moved.
  */
 import type { SessionFeed } from '../features/feed'
+import type { EventCache } from './event-cache'
 import type { FeedState } from './feed-reducer'
 
 const views = new WeakMap<FeedState, SessionFeed>()
 
 /** Undefined until `session/get` has answered: a feed always has its session. */
-export function toSessionFeed(state: FeedState): SessionFeed | undefined {
+export function toSessionFeed(state: FeedState, cache: EventCache): SessionFeed | undefined {
   const { session } = state
   if (!session) return undefined
   let view = views.get(state)
@@ -16,6 +17,7 @@ export function toSessionFeed(state: FeedState): SessionFeed | undefined {
     view = {
       session,
       events: state.events,
+      cache,
       isLoading: state.isLoading,
       streaming: state.streaming,
       pendingApprovals: state.pendingApprovals,

@@ -4,6 +4,7 @@
  * which owns the state's shape, the feed's syncing and the notifications.
  */
 import type { BridgeError, BridleApi, SessionSummary } from '../../../protocol/contract'
+import { EventCache, pageLoader } from './event-cache'
 import type { SessionDetails } from './feed-reducer'
 import { initialFeed } from './feed-reducer'
 import { upsertSessions } from './session-tree'
@@ -56,6 +57,7 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     sessionsLoading: false,
     search: { query: '', hits: [], isSearching: false },
     feed: undefined,
+    eventCache: undefined,
     selectedSeq: undefined,
     drawer: { isOpen: true, panel: 'timeline' },
     notice: undefined,
@@ -114,12 +116,16 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
         set({ selectedSeq: selectSeq ?? get().selectedSeq })
         return
       }
-      set({ feed: initialFeed(sessionId), selectedSeq: selectSeq })
+      set({
+        feed: initialFeed(sessionId),
+        eventCache: new EventCache(sessionId, pageLoader(call, sessionId)),
+        selectedSeq: selectSeq,
+      })
       await Promise.all([refreshDetails(sessionId), pageEvents(sessionId, 0)])
     },
 
     closeSession() {
-      set({ feed: undefined, selectedSeq: undefined })
+      set({ feed: undefined, eventCache: undefined, selectedSeq: undefined })
     },
 
     async createSession(title) {

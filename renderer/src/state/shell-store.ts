@@ -19,6 +19,7 @@ import type {
   SessionSummary,
 } from '../../../protocol/contract'
 import type { DrawerPanel } from '../features/feed'
+import type { EventCache } from './event-cache'
 import { FEED_EVENT_TYPES, gapStart, reduceFeed } from './feed-reducer'
 import type { FeedAction, FeedState, SessionDetails } from './feed-reducer'
 import { upsertSessions } from './session-tree'
@@ -68,6 +69,8 @@ export interface ShellState {
     readonly isSearching: boolean
   }
   readonly feed: FeedState | undefined
+  /** The open session's events for every panel: the feed's, plus chunks read on demand. */
+  readonly eventCache: EventCache | undefined
   readonly selectedSeq: number | undefined
   readonly drawer: { readonly isOpen: boolean; readonly panel: DrawerPanel }
   /** The last action that failed, said in words for a dismissible alert. */
@@ -222,6 +225,10 @@ export function createShellStore(api: BridleApi): {
     applySummary,
   }
   const store: ShellStore = createStore<ShellState>()(() => initialState(set, get, ops))
+  // The cache reads the feed's events rather than paging them again.
+  store.subscribe(({ feed, eventCache }) => {
+    if (feed !== undefined) eventCache?.follow(feed)
+  })
 
   const onReady = ({ bootId }: NotificationOf<'bridge/ready'>) => {
     const { connection, feed } = get()

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import Markdown from 'react-markdown'
 import remarkGfm from 'remark-gfm'
 import type { BridleApi } from '../../../../protocol/contract'
+import type { EventCache } from '../../state/event-cache'
 import { formatTime } from '../timeline'
 import type { Checkpoint } from './checkpoints'
 import { savedPercent } from './checkpoints'
@@ -10,6 +11,7 @@ import { OriginalEvents } from './original-events'
 interface CheckpointItemProps {
   readonly api: BridleApi
   readonly sessionId: string
+  readonly cache: EventCache
   readonly checkpoint: Checkpoint
   readonly isRunning: boolean
   readonly onSelectSeq: (seq: number) => void
@@ -19,6 +21,7 @@ interface CheckpointItemProps {
 export function CheckpointItem({
   api,
   sessionId,
+  cache,
   checkpoint,
   isRunning,
   onSelectSeq,
@@ -84,8 +87,7 @@ export function CheckpointItem({
         <summary>Original events</summary>
         {hasOpenedOriginals ? (
           <OriginalEvents
-            api={api}
-            sessionId={sessionId}
+            cache={cache}
             fromSeq={checkpoint.fromSeq}
             toSeq={checkpoint.toSeq}
             onSelectSeq={onSelectSeq}

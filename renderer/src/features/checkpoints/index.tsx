@@ -35,6 +35,7 @@ export function CheckpointsPanel({ api, feed, onSelectSeq }: SessionPanelProps) 
               key={checkpoint.seq}
               api={api}
               sessionId={sessionId}
+              cache={feed.cache}
               checkpoint={checkpoint}
               isRunning={feed.isRunning}
               onSelectSeq={onSelectSeq}

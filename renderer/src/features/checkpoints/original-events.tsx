@@ -1,12 +1,12 @@
-import { useEffect, useState } from 'react'
-import type { BridleApi, EventDto } from '../../../../protocol/contract'
+import { useState, useSyncExternalStore } from 'react'
+import type { EventDto } from '../../../../protocol/contract'
+import type { EventCache } from '../../state/event-cache'
 import { summarizeEvent } from '../timeline'
 
 const PAGE = 500
 
 interface OriginalEventsProps {
-  readonly api: BridleApi
-  readonly sessionId: string
+  readonly cache: EventCache
   readonly fromSeq: number
   /** Inclusive, as the checkpoint names it. */
   readonly toSeq: number
@@ -14,54 +14,23 @@ interface OriginalEventsProps {
 }
 
 /**
- * The events a checkpoint hides from the model, read only when opened (a checkpoint can stand
- * for thousands), a page at a time. Chunks are left out: the messages they built are here.
+ * The events a checkpoint hides from the model, from the session's cache (the feed holds them
+ * all), shown a page at a time: a checkpoint can stand for thousands. Chunks are left out: the
+ * messages they built are here.
  */
-export function OriginalEvents({
-  api,
-  sessionId,
-  fromSeq,
-  toSeq,
-  onSelectSeq,
-}: OriginalEventsProps) {
-  const [events, setEvents] = useState<EventDto[]>([])
-  /** Where the page being read starts; "More" moves it to the last page's `nextSeq`. */
-  const [from, setFrom] = useState(fromSeq)
-  const [next, setNext] = useState<number | null>(null)
-  const [error, setError] = useState<string | undefined>(undefined)
-  const [isLoading, setLoading] = useState(true)
-
-  useEffect(() => {
-    let isCurrent = true
-    setLoading(true)
-    void api
-      .call('session/events', { sessionId, fromSeq: from, toSeq: toSeq + 1, limit: PAGE })
-      .then((result) => {
-        if (!isCurrent) return
-        setLoading(false)
-        if (!result.ok) {
-          setError(`${result.error.code}: ${result.error.message}`)
-          return
-        }
-        const shown = result.value.events.filter((e) => e.type !== 'assistant/chunk')
-        setEvents((before) => [...before.filter((e) => e.seq < from), ...shown])
-        setNext(result.value.nextSeq)
-      })
-    return () => {
-      isCurrent = false
-    }
-  }, [api, sessionId, from, toSeq])
-
-  if (error)
-    return (
-      <p role="alert" className="error-row">
-        {error}
-      </p>
-    )
+export function OriginalEvents({ cache, fromSeq, toSeq, onSelectSeq }: OriginalEventsProps) {
+  const [shown, setShown] = useState(PAGE)
+  useSyncExternalStore(
+    (listener) => cache.subscribe(listener),
+    () => cache.version,
+  )
+  const { events, coveredTo } = cache.forwarded
+  const inRange = between(events, fromSeq, toSeq)
+  const isReading = coveredTo <= toSeq && cache.forwarded.isLoading
   return (
     <div className="cp-originals">
       <ol className="cp-original-list" aria-label="Original events">
-        {events.map((event) => (
+        {inRange.slice(0, shown).map((event) => (
           <li key={event.seq} data-testid="original-event">
             <button type="button" className="cp-seq" onClick={() => onSelectSeq(event.seq)}>
               {event.seq}
@@ -71,12 +40,29 @@ export function OriginalEvents({
           </li>
         ))}
       </ol>
-      {isLoading ? <p aria-busy="true">Reading…</p> : null}
-      {!isLoading && next !== null ? (
-        <button type="button" onClick={() => setFrom(next)}>
+      {isReading ? <p aria-busy="true">Reading…</p> : null}
+      {inRange.length > shown ? (
+        <button type="button" onClick={() => setShown(shown + PAGE)}>
           More
         </button>
       ) : null}
     </div>
   )
+}
+
+/** The events with `from <= seq <= to` of a seq-sorted list. */
+function between(events: readonly EventDto[], from: number, to: number): readonly EventDto[] {
+  const first = lowerBound(events, from)
+  return events.slice(first, lowerBound(events, to + 1))
+}
+
+function lowerBound(events: readonly EventDto[], seq: number): number {
+  let low = 0
+  let high = events.length
+  while (low < high) {
+    const mid = (low + high) >> 1
+    if ((events[mid]?.seq ?? 0) < seq) low = mid + 1
+    else high = mid
+  }
+  return low
 }

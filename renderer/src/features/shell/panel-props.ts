@@ -11,11 +11,16 @@ import type { SessionPanelProps } from '../feed'
 export function useSessionPanelProps(): SessionPanelProps | undefined {
   const { api } = useShellContext()
   const feedState = useDeferredValue(useShell((s) => s.feed))
+  const cache = useShell((s) => s.eventCache)
   const selectedSeq = useShell((s) => s.selectedSeq)
   const selectSeq = useShell((s) => s.selectSeq)
   const openSession = useShell((s) => s.openSession)
   const showPanel = useShell((s) => s.showPanel)
-  const feed = feedState ? toSessionFeed(feedState) : undefined
+  // The deferred feed can still be the last session's for a moment after another opens.
+  const feed =
+    feedState && cache?.sessionId === feedState.sessionId
+      ? toSessionFeed(feedState, cache)
+      : undefined
   return useMemo(
     () =>
       feed && {

@@ -1,31 +1,29 @@
 import { useEffect, useState } from 'react'
-import type { BridleApi, EventDto } from '../../../../protocol/contract'
+import type { EventDto } from '../../../../protocol/contract'
+import type { EventCache } from '../../state/event-cache'
 import { formatTime } from './event-table'
 
 /**
- * The selected event, from the loaded rows when it is there, else read on its own: a selection
- * from the chat can name a seq the current filter or window never loaded.
+ * The selected event, from the cache when it is there, else read on its own: a selection from
+ * the chat can name a chunk no window has read.
  */
-export function useSelectedEvent(
-  api: BridleApi,
-  sessionId: string,
-  seq: number | undefined,
-  loaded: EventDto | undefined,
-): EventDto | undefined {
+export function useSelectedEvent(cache: EventCache, seq: number | undefined): EventDto | undefined {
   const [fetched, setFetched] = useState<EventDto | undefined>(undefined)
+  const known = seq === undefined ? undefined : cache.at(seq)
   useEffect(() => {
-    if (seq === undefined || loaded !== undefined) return
+    if (seq === undefined || known !== undefined) return
     let isCurrent = true
-    void api
-      .call('session/events', { sessionId, fromSeq: seq, toSeq: seq + 1, limit: 1 })
-      .then((result) => {
-        if (isCurrent && result.ok) setFetched(result.value.events[0])
-      })
+    void cache.read(seq).then(
+      (event) => {
+        if (isCurrent) setFetched(event)
+      },
+      () => undefined,
+    )
     return () => {
       isCurrent = false
     }
-  }, [api, sessionId, seq, loaded])
-  if (loaded !== undefined) return loaded
+  }, [cache, seq, known])
+  if (known !== undefined) return known
   return fetched?.seq === seq ? fetched : undefined
 }
 

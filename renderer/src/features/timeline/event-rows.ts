@@ -1,17 +1,17 @@
 /**
- * The inspector's rows, paged from `session/events` on demand so a 200k-event session costs a
- * few windows of memory, not the whole log. Two modes, because the server counts only the
- * whole history (`length`), never a filtered result:
+ * The inspector's rows over the session's event cache (state/event-cache.ts), in one of three
+ * views chosen by the filter, because the server counts only the whole history, never a
+ * filtered result:
  *
- * - unfiltered, a row's index is its seq (seqs are dense from 0), so any window can be fetched
- *   directly and the scroll bar is exact from the first page;
- * - filtered (types, turn, step), rows are read forward with the `nextSeq` cursor and the count
- *   grows as the table scrolls near the end of what is loaded.
- *
- * Live events (from the feed) extend either mode without a fetch; seqs the feed never carries
- * (`assistant/chunk`) are left as holes that the next `ensure` of their window fills.
+ * - unfiltered, a row's index is its seq (seqs are dense from 0): the feed's events and chunk
+ *   windows read as the table scrolls, with an exact scroll bar from the feed's first page;
+ * - types that leave chunks out: the feed's events filtered in memory, no read at all;
+ * - anything that can match chunks (a chunk type, a turn or step alone): read forward from
+ *   `session/events` with the `nextSeq` cursor, the count growing as the table nears the end.
  */
 import type { EventDto } from '../../../../protocol/contract'
+import { CHUNK_TYPE, indexOfSeq } from '../../state/event-cache'
+import type { EventCache, PageRequest } from '../../state/event-cache'
 
 export interface EventFilter {
   readonly types?: readonly string[]
@@ -19,36 +19,12 @@ export interface EventFilter {
   readonly step?: number
 }
 
-export interface PageRequest extends EventFilter {
-  readonly fromSeq: number
-  /** Exclusive. */
-  readonly toSeq?: number
-  readonly limit: number
-}
-
-export interface Page {
-  readonly events: readonly EventDto[]
-  readonly nextSeq: number | null
-  readonly length: number
-}
-
-/** Loads one page; rejects (or resolves an error string) when the bridge fails. */
-export type LoadPage = (request: PageRequest) => Promise<Page>
-
-/**
- * Small windows: a fast drag of the scroll bar shows ~50 rows 300 rows apart each frame, and a
- * small window fetches (and validates) what is shown, not the thousand rows around it.
- */
-export const DEFAULT_PAGE_SIZE = 200
-/** Windows kept in unfiltered mode: about 64k events, the rest dropped oldest-used first. */
-export const DEFAULT_MAX_PAGES = 320
-
 export const isFiltered = (filter: EventFilter): boolean =>
   (filter.types !== undefined && filter.types.length > 0) ||
   filter.turn !== undefined ||
   filter.step !== undefined
 
-/** Whether `event` passes the server-side part of `filter` (for live appends). */
+/** Whether `event` passes `filter` (what the server applies to a filtered read). */
 export function matchesFilter(event: EventDto, filter: EventFilter): boolean {
   if (filter.types !== undefined && filter.types.length > 0 && !filter.types.includes(event.type))
     return false
@@ -57,106 +33,181 @@ export function matchesFilter(event: EventDto, filter: EventFilter): boolean {
   return true
 }
 
-/** The rows of one query. Not React: the hook in use-event-rows.ts subscribes to it. */
-export class EventRows {
-  private readonly filtered: boolean
-  /** Unfiltered: windows by index (`seq / pageSize`), each a sparse array of its seqs. */
-  private readonly windows = new Map<number, (EventDto | undefined)[]>()
-  /** Filtered: the rows read so far, in seq order, and where reading continues. */
-  private readonly list: EventDto[] = []
-  private cursor: number | null = 0
-  private total = 0
-  private readonly inFlight = new Set<number>()
-  /** The forward read in flight (filtered mode), so `locate` can wait for it. */
-  private pending: Promise<void> | undefined
-  private readonly listeners = new Set<() => void>()
-  private hasLoaded = false
-  error: string | undefined
-  /** Changes whenever a row or the count changes; React re-renders on it. */
-  version = 0
+/** What the table, the status line and the text filter read. */
+export interface EventRows {
+  readonly count: number
+  /** Changes whenever a row or the count changes. */
+  readonly version: number
+  readonly isLoading: boolean
+  /** More matching rows exist past the loaded ones (the count is a lower bound). */
+  readonly hasMore: boolean
+  readonly error: string | undefined
+  /** How many rows are in memory (what the text filter searches). */
+  readonly loadedCount: number
+  rowAt(index: number): EventDto | undefined
+  /** Loads what rows `start..end` (inclusive) need that is not there yet. */
+  ensure(start: number, end: number): void
+  /** Every row in memory, in seq order. */
+  loaded(): EventDto[]
+  /** The row of `seq`, reading on if needed; undefined when the view does not include it. */
+  locate(seq: number): Promise<number | undefined>
+  subscribe(listener: () => void): () => void
+}
+
+/** The rows `filter` selects from `cache`. */
+export function rowsFor(cache: EventCache, filter: EventFilter, pageSize?: number): EventRows {
+  if (!isFiltered(filter)) return new AllRows(cache)
+  const { types } = filter
+  if (types !== undefined && types.length > 0 && !types.includes(CHUNK_TYPE))
+    return new FeedRows(cache, filter)
+  return new QueryRows(cache, filter, pageSize)
+}
+
+/** Every event: row index = seq. */
+class AllRows implements EventRows {
+  constructor(private readonly cache: EventCache) {}
+  get count() {
+    return this.cache.length
+  }
+  get version() {
+    return this.cache.version
+  }
+  get isLoading() {
+    return this.cache.isLoading
+  }
+  readonly hasMore = false
+  get error() {
+    return this.cache.error
+  }
+  get loadedCount() {
+    return this.cache.loadedCount
+  }
+  rowAt(index: number) {
+    return this.cache.at(index)
+  }
+  ensure(start: number, end: number) {
+    this.cache.ensure(start, end + 1)
+  }
+  loaded() {
+    return this.cache.loaded()
+  }
+  locate(seq: number) {
+    return Promise.resolve(seq < this.count || this.isLoading ? seq : undefined)
+  }
+  subscribe(listener: () => void) {
+    return this.cache.subscribe(listener)
+  }
+}
+
+/** The feed's events that pass a filter which leaves chunks out: all in memory already. */
+class FeedRows implements EventRows {
+  private list: EventDto[] = []
+  private from: readonly EventDto[] | undefined
 
   constructor(
-    private readonly load: LoadPage,
-    readonly filter: EventFilter,
-    private readonly pageSize = DEFAULT_PAGE_SIZE,
-    private readonly maxPages = DEFAULT_MAX_PAGES,
-  ) {
-    this.filtered = isFiltered(filter)
+    private readonly cache: EventCache,
+    private readonly filter: EventFilter,
+  ) {}
+
+  private rows(): EventDto[] {
+    const { events } = this.cache.forwarded
+    if (events === this.from) return this.list
+    // The feed only grows at its end, except when a refetch fills a gap: then filter it all.
+    const before = this.from
+    const isAppend =
+      before !== undefined &&
+      before.length <= events.length &&
+      before.at(-1) === events[before.length - 1]
+    const fresh = isAppend ? events.slice(before.length) : events
+    const matching = fresh.filter((event) => matchesFilter(event, this.filter))
+    this.list = isAppend ? [...this.list, ...matching] : matching
+    this.from = events
+    return this.list
   }
 
-  /** How many rows the table has now (filtered: how many are loaded). */
-  get count(): number {
-    return this.filtered ? this.list.length : this.total
+  get count() {
+    return this.rows().length
   }
-
-  /** True until the first page has answered. */
-  get isLoading(): boolean {
-    return !this.hasLoaded && this.error === undefined
+  get version() {
+    return this.cache.version
   }
-
-  /** Filtered mode only: more matching rows exist past the loaded ones. */
-  get hasMore(): boolean {
-    return this.filtered && this.cursor !== null
+  get isLoading() {
+    return this.cache.forwarded.isLoading && this.rows().length === 0
   }
-
-  subscribe(listener: () => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+  get hasMore() {
+    return this.cache.forwarded.isLoading
   }
-
-  rowAt(index: number): EventDto | undefined {
-    if (this.filtered) return this.list[index]
-    const page = this.windows.get(Math.floor(index / this.pageSize))
-    return page?.[index % this.pageSize]
+  readonly error = undefined
+  get loadedCount() {
+    return this.rows().length
   }
-
-  /** Loads what rows `start..end` (inclusive) need that is not there yet. */
-  ensure(start: number, end: number): void {
-    if (this.filtered) {
-      if (this.cursor !== null && (end >= this.list.length - this.pageSize / 4 || !this.hasLoaded))
-        void this.readForward()
-      return
-    }
-    const last = this.hasLoaded ? Math.min(end, Math.max(this.total - 1, 0)) : end
-    for (let page = Math.floor(start / this.pageSize); page * this.pageSize <= last; page++) {
-      if (this.hasHole(page, start, last)) this.readWindow(page)
-    }
+  rowAt(index: number) {
+    return this.rows()[index]
   }
-
-  /** Adds events the feed received after the pages were read. */
-  append(events: readonly EventDto[]): void {
-    let changed = false
-    for (const event of events) {
-      if (this.filtered) {
-        const tail = this.list.at(-1)
-        if (this.cursor !== null || !matchesFilter(event, this.filter)) continue
-        if (tail !== undefined && event.seq <= tail.seq) continue
-        this.list.push(event)
-        changed = true
-      } else {
-        if (event.seq + 1 > this.total) {
-          this.total = event.seq + 1
-          changed = true
-        }
-        const page = this.windows.get(Math.floor(event.seq / this.pageSize))
-        if (page !== undefined && page[event.seq % this.pageSize] === undefined) {
-          page[event.seq % this.pageSize] = event
-          this.windowRows++
-          changed = true
-        }
-      }
-    }
-    if (changed) this.notify()
+  ensure() {}
+  loaded() {
+    return [...this.rows()]
   }
+  locate(seq: number) {
+    return Promise.resolve(indexOfSeq(this.rows(), seq))
+  }
+  subscribe(listener: () => void) {
+    return this.cache.subscribe(listener)
+  }
+}
 
+/** A filter the feed cannot answer alone: read forward from the server, a page at a time. */
+class QueryRows implements EventRows {
+  private readonly list: EventDto[] = []
+  private cursor: number | null = 0
+  private pending: Promise<void> | undefined
+  private hasRead = false
   /**
-   * The row of `seq`, reading forward in filtered mode until it is loaded or passed; undefined
-   * when the query does not include it.
+   * How far into the feed's events live ones have been looked at. Those past the server's last
+   * page are new; any the page already had are at or below its tail and skipped.
    */
-  async locate(seq: number): Promise<number | undefined> {
-    if (!this.filtered) return seq < this.total || !this.hasLoaded ? seq : undefined
+  private seenFeed: number
+  error: string | undefined
+  private ownVersion = 0
+
+  constructor(
+    private readonly cache: EventCache,
+    private readonly filter: EventFilter,
+    private readonly pageSize = 200,
+  ) {
+    this.seenFeed = cache.forwarded.events.length
+  }
+
+  get count() {
+    this.takeLive()
+    return this.list.length
+  }
+  get version() {
+    return this.cache.version + this.ownVersion
+  }
+  get isLoading() {
+    return !this.hasRead && this.error === undefined
+  }
+  get hasMore() {
+    return this.cursor !== null
+  }
+  get loadedCount() {
+    return this.count
+  }
+  rowAt(index: number) {
+    return this.list[index]
+  }
+  ensure(_start: number, end: number) {
+    if (this.cursor !== null && (!this.hasRead || end >= this.list.length - this.pageSize / 4))
+      void this.readForward()
+  }
+  loaded() {
+    this.takeLive()
+    return [...this.list]
+  }
+  async locate(seq: number) {
     for (;;) {
-      const index = this.indexInList(seq)
+      const index = indexOfSeq(this.list, seq)
       if (index !== undefined) return index
       const tail = this.list.at(-1)
       if (this.cursor === null || (tail !== undefined && tail.seq > seq)) return undefined
@@ -164,89 +215,44 @@ export class EventRows {
       if (this.error !== undefined) return undefined
     }
   }
-
-  /** How many rows are loaded now (what the text filter searches). */
-  get loadedCount(): number {
-    return this.filtered ? this.list.length : this.windowRows
+  subscribe(listener: () => void) {
+    return this.cache.subscribe(listener)
   }
 
-  /** Rows held in `windows`, kept as they are filled and evicted rather than counted. */
-  private windowRows = 0
-
-  /** Every row loaded now, in seq order (for the client-side text filter). */
-  loaded(): EventDto[] {
-    if (this.filtered) return [...this.list]
-    const rows: EventDto[] = []
-    for (const key of [...this.windows.keys()].sort((a, b) => a - b)) {
-      for (const event of this.windows.get(key) ?? []) if (event !== undefined) rows.push(event)
+  /** Forwarded events that arrived live extend the list once the reading reached the end. */
+  private takeLive(): void {
+    const { events } = this.cache.forwarded
+    if (this.cursor !== null) return
+    for (const event of events.slice(this.seenFeed)) {
+      const tail = this.list.at(-1)
+      if (matchesFilter(event, this.filter) && (tail === undefined || event.seq > tail.seq))
+        this.list.push(event)
     }
-    return rows
-  }
-
-  private indexInList(seq: number): number | undefined {
-    let low = 0
-    let high = this.list.length - 1
-    while (low <= high) {
-      const mid = (low + high) >> 1
-      const at = this.list[mid]?.seq ?? 0
-      if (at === seq) return mid
-      if (at < seq) low = mid + 1
-      else high = mid - 1
-    }
-    return undefined
-  }
-
-  private hasHole(page: number, start: number, end: number): boolean {
-    if (this.inFlight.has(page)) return false
-    const rows = this.windows.get(page)
-    if (rows === undefined) return true
-    // Touch for the least-recently-used order of eviction.
-    this.windows.delete(page)
-    this.windows.set(page, rows)
-    const from = Math.max(start, page * this.pageSize)
-    const to = Math.min(end, (page + 1) * this.pageSize - 1)
-    for (let i = from; i <= to; i++) if (rows[i - page * this.pageSize] === undefined) return true
-    return false
-  }
-
-  private readWindow(page: number): void {
-    this.inFlight.add(page)
-    const fromSeq = page * this.pageSize
-    this.load({ ...this.query(), fromSeq, toSeq: fromSeq + this.pageSize, limit: this.pageSize })
-      .then((result) => {
-        const rows = this.windows.get(page) ?? []
-        for (const event of result.events) {
-          if (rows[event.seq - fromSeq] === undefined) this.windowRows++
-          rows[event.seq - fromSeq] = event
-        }
-        this.windows.set(page, rows)
-        this.total = Math.max(this.total, result.length)
-        this.evict()
-        this.settle()
-      })
-      .catch((error: unknown) => this.fail(error))
-      .finally(() => this.inFlight.delete(page))
+    this.seenFeed = events.length
   }
 
   private readForward(): Promise<void> {
     const cursor = this.cursor
     if (cursor === null) return Promise.resolve()
-    if (this.inFlight.has(cursor)) return this.pending ?? Promise.resolve()
-    this.inFlight.add(cursor)
-    this.pending = this.load({ ...this.query(), fromSeq: cursor, limit: this.pageSize })
-      .then((result) => {
+    if (this.pending !== undefined) return this.pending
+    const request: PageRequest = { ...this.query(), fromSeq: cursor, limit: this.pageSize }
+    this.pending = this.cache
+      .loadPage(request)
+      .then((page) => {
         const tail = this.list.at(-1)
-        for (const event of result.events) {
+        for (const event of page.events)
           if (tail === undefined || event.seq > tail.seq) this.list.push(event)
-        }
-        this.cursor = result.nextSeq
-        this.total = result.length
-        this.settle()
+        this.cursor = page.nextSeq
+        this.hasRead = true
+        this.error = undefined
       })
-      .catch((error: unknown) => this.fail(error))
+      .catch((error: unknown) => {
+        this.error = error instanceof Error ? error.message : String(error)
+      })
       .finally(() => {
-        this.inFlight.delete(cursor)
         this.pending = undefined
+        this.ownVersion++
+        this.cache.touch()
       })
     return this.pending
   }
@@ -258,30 +264,5 @@ export class EventRows {
       ...(turn === undefined ? {} : { turn }),
       ...(step === undefined ? {} : { step }),
     }
-  }
-
-  private evict(): void {
-    while (this.windows.size > this.maxPages) {
-      const oldest = this.windows.keys().next()
-      if (oldest.done === true) return
-      for (const event of this.windows.get(oldest.value) ?? []) if (event) this.windowRows--
-      this.windows.delete(oldest.value)
-    }
-  }
-
-  private settle(): void {
-    this.hasLoaded = true
-    this.error = undefined
-    this.notify()
-  }
-
-  private fail(error: unknown): void {
-    this.error = error instanceof Error ? error.message : String(error)
-    this.notify()
-  }
-
-  private notify(): void {
-    this.version++
-    for (const listener of this.listeners) listener()
   }
 }

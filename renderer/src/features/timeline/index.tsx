@@ -71,7 +71,7 @@ export function TimelinePanel({
   const [requestSeq, setRequestSeq] = useState<number | undefined>(undefined)
   const [scrollTo, setScrollTo] = useState<{ index: number } | undefined>(undefined)
   const filter = useMemo(() => serverFilter(filters), [filters])
-  const rows = useEventRows(api, sessionId, filter, feed.events)
+  const rows = useEventRows(feed.cache, filter)
   const visible = useTextFiltered(rows, filters.text)
 
   // A selection made here is already in view; one from outside (the chat) is scrolled to.
@@ -92,9 +92,7 @@ export function TimelinePanel({
     ownSelection.current = seq
     onSelectSeq(seq)
   }
-  const loadedSelected =
-    selectedSeq === undefined ? undefined : feed.events.find((e) => e.seq === selectedSeq)
-  const selected = useSelectedEvent(api, sessionId, selectedSeq, loadedSelected)
+  const selected = useSelectedEvent(feed.cache, selectedSeq)
   const starts = useMemo(
     () => feed.events.filter((e) => e.type === 'request/start').map((e) => e.seq),
     [feed.events],

@@ -1,0 +1,305 @@
+/**
+ * The open session's events as every panel reads them. The feed (feed-reducer.ts) already holds
+ * every forwarded event (each type but `assistant/chunk`), paged in whole at open and kept live
+ * by notifications; the chat reads it as is. What the feed never carries, the chunks, are read
+ * here from `session/events` in small windows, only when a panel shows them, and dropped oldest
+ * first past a budget. So the log crosses the bridge once, whichever panels are open.
+ *
+ * A window past the feed's coverage (the feed is still paging in a long history) is read with
+ * every type, so a jump to the end shows rows at once instead of waiting for the feed.
+ */
+import type { BridleApi, EventDto } from '../../../protocol/contract'
+
+export const CHUNK_TYPE = 'assistant/chunk'
+
+export interface PageRequest {
+  readonly fromSeq: number
+  /** Exclusive. */
+  readonly toSeq?: number
+  readonly limit: number
+  readonly types?: readonly string[]
+  readonly turn?: number
+  readonly step?: number
+}
+
+export interface Page {
+  readonly events: readonly EventDto[]
+  readonly nextSeq: number | null
+  readonly length: number
+}
+
+/** Loads one page of `session/events`; rejects with the bridge's error when it fails. */
+export type LoadPage = (request: PageRequest) => Promise<Page>
+
+/** `session/events` of one session as a LoadPage: a bridge error becomes a rejection. */
+export function pageLoader(call: BridleApi['call'], sessionId: string): LoadPage {
+  return async ({ fromSeq, toSeq, limit, types, turn, step }) => {
+    const result = await call('session/events', {
+      sessionId,
+      fromSeq,
+      limit,
+      ...(toSeq === undefined ? {} : { toSeq }),
+      ...(types === undefined ? {} : { types: [...types] }),
+      ...(turn === undefined ? {} : { turn }),
+      ...(step === undefined ? {} : { step }),
+    })
+    if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
+    return result.value
+  }
+}
+
+/** What the cache takes from the feed each time the feed's events change. */
+export interface FeedEvents {
+  /** Sorted by seq, without chunks. */
+  readonly events: readonly EventDto[]
+  /** Every forwarded event below this seq is in `events`. */
+  readonly coveredTo: number
+  /** The log's length as last heard (pages and notifications). */
+  readonly length: number
+  readonly isLoading: boolean
+}
+
+/** Small windows: a fast drag shows ~50 rows 300 rows apart each frame; fetch what is shown. */
+export const DEFAULT_WINDOW = 200
+/** Windows kept: about 64k seqs' worth; the least recently used go first. */
+export const DEFAULT_MAX_WINDOWS = 320
+
+interface Window {
+  /** Sparse, indexed by `seq - start`. */
+  readonly rows: (EventDto | undefined)[]
+  /** Seqs of the window below this were answered by its read (the log may have grown since). */
+  settledTo: number
+}
+
+const EMPTY_FEED: FeedEvents = { events: [], coveredTo: 0, length: 0, isLoading: true }
+
+export class EventCache {
+  private feed: FeedEvents = EMPTY_FEED
+  private readonly windows = new Map<number, Window>()
+  private readonly inFlight = new Set<number>()
+  private chunkRows = 0
+  private readLength = 0
+  private readonly listeners = new Set<() => void>()
+  /** Changes whenever anything a reader sees changes (the feed or a window). */
+  version = 0
+  error: string | undefined
+
+  constructor(
+    readonly sessionId: string,
+    private readonly load: LoadPage,
+    readonly windowSize = DEFAULT_WINDOW,
+    private readonly maxWindows = DEFAULT_MAX_WINDOWS,
+  ) {}
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** The store calls this whenever the feed's events (or their coverage) change. */
+  follow(feed: FeedEvents): void {
+    const before = this.feed
+    if (
+      feed.events === before.events &&
+      feed.coveredTo === before.coveredTo &&
+      feed.length === before.length &&
+      feed.isLoading === before.isLoading
+    )
+      return
+    this.feed = feed
+    this.notify()
+  }
+
+  /** The forwarded events, as the feed holds them. */
+  get forwarded(): FeedEvents {
+    return this.feed
+  }
+
+  /** The log's length as far as anyone has heard. */
+  get length(): number {
+    const last = this.feed.events.at(-1)
+    return Math.max(this.readLength, this.feed.length, last === undefined ? 0 : last.seq + 1)
+  }
+
+  /** True while nothing is known yet: no feed page and no window has answered. */
+  get isLoading(): boolean {
+    return this.length === 0 && this.feed.isLoading && this.error === undefined
+  }
+
+  /** The event of `seq` if it is in memory. */
+  at(seq: number): EventDto | undefined {
+    return findBySeq(this.feed.events, seq) ?? this.inWindow(seq)
+  }
+
+  /** Reads the windows that seqs `from..to` (exclusive) need and do not have. */
+  ensure(from: number, to: number): void {
+    const end = Math.min(to, this.length)
+    for (let w = Math.floor(from / this.windowSize); w * this.windowSize < end; w++) {
+      if (this.hasHole(w, Math.max(from, w * this.windowSize), end)) this.readWindow(w)
+    }
+  }
+
+  /** A page of this session's log for a query the cache does not keep (a filtered read). */
+  loadPage(request: PageRequest): Promise<Page> {
+    return this.load(request)
+  }
+
+  /** Tells readers something built on the cache changed (a filtered read landed). */
+  touch(): void {
+    this.notify()
+  }
+
+  /** One event, from memory or read on its own (a selection can name any seq). */
+  async read(seq: number): Promise<EventDto | undefined> {
+    const known = this.at(seq)
+    if (known !== undefined) return known
+    const page = await this.load({ fromSeq: seq, toSeq: seq + 1, limit: 1 })
+    const event = page.events[0]
+    if (event?.seq === seq) this.keep(event)
+    return event?.seq === seq ? event : undefined
+  }
+
+  /** How many events are in memory (what a search of the loaded rows looks through). */
+  get loadedCount(): number {
+    return this.feed.events.length + this.chunkRows + this.pastCoverage().length
+  }
+
+  /** Every event in memory, in seq order. */
+  loaded(): EventDto[] {
+    const extra: EventDto[] = [...this.pastCoverage()]
+    for (const [, window] of this.windows)
+      for (const event of window.rows) if (event?.type === CHUNK_TYPE) extra.push(event)
+    extra.sort((a, b) => a.seq - b.seq)
+    return mergeSorted(this.feed.events, extra)
+  }
+
+  /** Forwarded events the windows hold that the feed has not reached yet. */
+  private pastCoverage(): EventDto[] {
+    const { coveredTo } = this.feed
+    const found: EventDto[] = []
+    for (const [w, window] of this.windows) {
+      if ((w + 1) * this.windowSize <= coveredTo) continue
+      for (const event of window.rows) {
+        if (event !== undefined && event.type !== CHUNK_TYPE && event.seq >= coveredTo)
+          found.push(event)
+      }
+    }
+    return found
+  }
+
+  private inWindow(seq: number): EventDto | undefined {
+    return this.windows.get(Math.floor(seq / this.windowSize))?.rows[seq % this.windowSize]
+  }
+
+  private hasHole(w: number, from: number, to: number): boolean {
+    if (this.inFlight.has(w)) return false
+    const window = this.windows.get(w)
+    if (window !== undefined) {
+      // Touched for the least-recently-used order of eviction.
+      this.windows.delete(w)
+      this.windows.set(w, window)
+    }
+    const start = w * this.windowSize
+    const last = Math.min(to, start + this.windowSize)
+    for (let seq = from; seq < last; seq++) {
+      if (window !== undefined && (seq < window.settledTo || window.rows[seq - start])) continue
+      if (findBySeq(this.feed.events, seq) === undefined) return true
+    }
+    return false
+  }
+
+  private readWindow(w: number): void {
+    const fromSeq = w * this.windowSize
+    const toSeq = fromSeq + this.windowSize
+    // Below the feed's coverage every other type is in the feed already.
+    const chunksOnly = toSeq <= this.feed.coveredTo
+    this.inFlight.add(w)
+    this.load({
+      fromSeq,
+      toSeq,
+      limit: this.windowSize,
+      ...(chunksOnly ? { types: [CHUNK_TYPE] } : {}),
+    })
+      .then((page) => {
+        for (const event of page.events) this.keep(event)
+        const window = this.windows.get(w)
+        if (window !== undefined) window.settledTo = Math.min(toSeq, page.length)
+        this.readLength = Math.max(this.readLength, page.length)
+        this.evict()
+        this.error = undefined
+        this.notify()
+      })
+      .catch((error: unknown) => {
+        this.error = error instanceof Error ? error.message : String(error)
+        this.notify()
+      })
+      .finally(() => this.inFlight.delete(w))
+  }
+
+  private keep(event: EventDto): void {
+    const w = Math.floor(event.seq / this.windowSize)
+    let window = this.windows.get(w)
+    if (window === undefined) {
+      window = { rows: [], settledTo: w * this.windowSize }
+      this.windows.set(w, window)
+    }
+    const at = event.seq - w * this.windowSize
+    if (window.rows[at] === undefined && event.type === CHUNK_TYPE) this.chunkRows++
+    window.rows[at] = event
+  }
+
+  private evict(): void {
+    while (this.windows.size > this.maxWindows) {
+      const oldest = this.windows.keys().next()
+      if (oldest.done === true) return
+      for (const event of this.windows.get(oldest.value)?.rows ?? [])
+        if (event?.type === CHUNK_TYPE) this.chunkRows--
+      this.windows.delete(oldest.value)
+    }
+  }
+
+  private notify(): void {
+    this.version++
+    for (const listener of this.listeners) listener()
+  }
+}
+
+/** Binary search of a seq-sorted list. */
+export function findBySeq(events: readonly EventDto[], seq: number): EventDto | undefined {
+  const index = indexOfSeq(events, seq)
+  return index === undefined ? undefined : events[index]
+}
+
+/** The index of `seq` in a seq-sorted list, or undefined. */
+export function indexOfSeq(events: readonly EventDto[], seq: number): number | undefined {
+  let low = 0
+  let high = events.length - 1
+  while (low <= high) {
+    const mid = (low + high) >> 1
+    const at = events[mid]?.seq ?? 0
+    if (at === seq) return mid
+    if (at < seq) low = mid + 1
+    else high = mid - 1
+  }
+  return undefined
+}
+
+function mergeSorted(a: readonly EventDto[], b: readonly EventDto[]): EventDto[] {
+  if (b.length === 0) return [...a]
+  const out: EventDto[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    const x = a[i]
+    const y = b[j]
+    if (y === undefined || (x !== undefined && x.seq < y.seq)) {
+      if (x !== undefined) out.push(x)
+      i++
+    } else {
+      if (x?.seq === y.seq) i++
+      out.push(y)
+      j++
+    }
+  }
+  return out
+}
