@@ -38,6 +38,8 @@ export const ErrorCode = z.enum([
   'UNSUPPORTED',
   /** A model endpoint failed; the message says what and what to do. */
   'ENDPOINT_FAILED',
+  /** A plugin named in config.json could not load; the message names the file and the fix. */
+  'PLUGIN_FAILED',
   /** Anything else the Host threw; the message says what. */
   'INTERNAL',
 ])

@@ -1,31 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { Kernel } from '../kernel/index.js'
-import type { Plugin, Serial } from '../kernel/index.js'
 import type { TopicName, NotificationOf } from '../../../protocol/contract.js'
 import type { CallContext, Host, HostHandlers, NotificationSink } from './host.js'
 import { databasePath, openStore } from '../store/index.js'
-import type { Store } from '../store/index.js'
 import { ensureHome } from './home.js'
 import { createRuntime } from './runtime/runtime.js'
 import type { HostContext, SecretBox } from './services.js'
 import { sessionHandlers } from './sessions/handlers.js'
 import { createSettings } from './settings/service.js'
 import type { ModelOverride } from './settings/service.js'
-
-/** The events every core subsystem may fire or join. Later subsystems add theirs here. */
-export type CoreEvents = {
-  /** The Host is closing: listeners finish their work (flush, stop timers) before plugins unload. */
-  'host/close': Serial<undefined>
-}
-
-/** Services by name. `notify` forwards a whitelisted notification to every connected client. */
-export interface CoreServices {
-  notify: NotificationSink
-  /** The event log's database (`<home>/bridle.db`), open for the Host's lifetime. */
-  store: Store
-}
-
-export type CorePlugin = Plugin<CoreEvents, CoreServices>
 
 export interface BootOptions {
   /** The data folder (BRIDLE_HOME); created owner-only when missing. */
@@ -36,8 +18,6 @@ export interface BootOptions {
   readonly versions: Readonly<Record<string, string>>
   readonly platform?: string
   readonly arch?: string
-  /** Plugins loaded after the built-in ones, e.g. by tests. */
-  readonly plugins?: readonly CorePlugin[]
   /** Electron's folder picker for `project/open`; serve mode has none. */
   readonly pickFolder?: () => Promise<string | undefined>
   /** Electron's safeStorage for API keys; without it keys go to a 0600 file. */
@@ -50,14 +30,20 @@ export interface BootOptions {
 
 /**
  * Composes the core into a Host. This is the only place where the store, the models, the clock
- * and the plugins meet; nothing in the core reaches for a global instead.
+ * and the settings meet; nothing in the core reaches for a global instead. Whatever fails while
+ * composing (a folder that cannot be made, a database this Bridle must not touch) rejects.
  */
-export async function boot(opts: BootOptions): Promise<Host> {
+export function boot(opts: BootOptions): Promise<Host> {
+  return Promise.resolve(opts).then(compose)
+}
+
+function compose(opts: BootOptions): Host {
   const home = ensureHome(opts.home)
   const sinks = new Set<NotificationSink>()
   const notify = fanOut(sinks)
-  const kernel = new Kernel<CoreEvents, CoreServices>()
-  const store = await loadCore(kernel, { home, notify, plugins: opts.plugins ?? [] })
+  // A database this Bridle must not touch (newer schema, not ours, corrupt) throws here, with
+  // the store's message, before anything could write to it.
+  const store = openStore(databasePath(home))
 
   const context: HostContext = {
     home,
@@ -71,11 +57,6 @@ export async function boot(opts: BootOptions): Promise<Host> {
     ...(opts.modelOverride ? { modelOverride: opts.modelOverride } : {}),
   })
   const runtime = createRuntime(context, settings.service, { env: opts.env ?? process.env })
-  // Turns still running are cancelled and their sessions closed before the store goes.
-  await kernel.load({
-    name: 'runtime',
-    setup: (ctx) => void ctx.on('host/close', () => runtime.service.close()),
-  })
 
   const handlers: HostHandlers = {
     ...settings.handlers,
@@ -105,10 +86,11 @@ export async function boot(opts: BootOptions): Promise<Host> {
       if (isClosed) return
       isClosed = true
       sinks.clear()
+      // Turns still running are cancelled and their sessions closed before the store goes.
       try {
-        await kernel.serial('host/close', undefined)
+        await runtime.service.close()
       } finally {
-        kernel.unloadAll()
+        store.close()
       }
     },
   }
@@ -126,34 +108,6 @@ function fanOut(sinks: ReadonlySet<NotificationSink>): NotificationSink {
       }
     }
   }
-}
-
-/**
- * Loads the built-in services (`notify`, the store) and then the given plugins into `kernel`,
- * and returns the store. A database this Bridle must not touch (newer schema, not ours,
- * corrupt) throws here, with the store's message, before anything could write to it; a plugin
- * that fails to load unloads everything loaded so far (closing the store) and throws.
- */
-async function loadCore(
-  kernel: Kernel<CoreEvents, CoreServices>,
-  core: { home: string; notify: NotificationSink; plugins: readonly CorePlugin[] },
-): Promise<Store> {
-  await kernel.load({ name: 'bridge', setup: (ctx) => void ctx.provide('notify', core.notify) })
-  const store = openStore(databasePath(core.home))
-  await kernel.load({
-    name: 'store',
-    setup(ctx) {
-      ctx.provide('store', store)
-      ctx.track(() => store.close())
-    },
-  })
-  try {
-    for (const plugin of core.plugins) await kernel.load(plugin)
-  } catch (error) {
-    kernel.unloadAll()
-    throw error
-  }
-  return store
 }
 
 /** The runtime versions worth reporting, picked from `process.versions`. */

@@ -1,5 +1,5 @@
 export { boot, runtimeVersions } from './boot.js'
-export type { BootOptions, CoreEvents, CorePlugin, CoreServices } from './boot.js'
+export type { BootOptions } from './boot.js'
 export { dispatchCall, checkPayloadSize } from './dispatch.js'
 export { HostError } from './host.js'
 export type { CallContext, Host, HostHandlers, NotificationSink } from './host.js'

@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -514,5 +522,63 @@ describe('close', () => {
     } finally {
       reopened.close()
     }
+  })
+})
+
+describe('plugins named in config.json', () => {
+  /** A plugin that writes `load` when set up and `unload` when its agent lets it go. */
+  function trackerPlugin(): { path: string; trail: () => string[] } {
+    const trail = join(home, 'trail.txt')
+    const path = join(home, 'tracker.mjs')
+    writeFileSync(
+      path,
+      `import { appendFileSync } from 'node:fs'
+export default {
+  name: 'tracker',
+  setup(ctx) {
+    appendFileSync(${JSON.stringify(trail)}, 'load\\n')
+    ctx.track(() => appendFileSync(${JSON.stringify(trail)}, 'unload\\n'))
+  },
+}
+`,
+    )
+    const read = () =>
+      existsSync(trail) ? readFileSync(trail, 'utf8').split('\n').filter(Boolean) : []
+    return { path, trail: read }
+  }
+
+  it('are unloaded when their agent is rebuilt for new settings and when the runtime closes', async () => {
+    const tracker = trackerPlugin()
+    settings.config = Config.parse({ approval: 'ask', plugins: [tracker.path] })
+    server.enqueue('One.', 'Two.')
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'hi' })
+    await waitForTurnEnd(sessionId)
+    await waitFor(() => !service.isRunning(sessionId), 'the run to settle')
+    expect(tracker.trail()).toEqual(['load'])
+
+    settings.config = Config.parse({ approval: 'auto-edit', plugins: [tracker.path] })
+    await call('turn/send', { sessionId, requestId: 'r2', text: 'again' })
+    await waitForTurnEnd(sessionId, 2)
+    await waitFor(() => !service.isRunning(sessionId), 'the run to settle')
+    expect(tracker.trail()).toEqual(['load', 'unload', 'load'])
+
+    await service.close()
+    expect(tracker.trail()).toEqual(['load', 'unload', 'load', 'unload'])
+  })
+
+  it('one that cannot load refuses the agent with PLUGIN_FAILED and unloads those before it', async () => {
+    const tracker = trackerPlugin()
+    const missing = join(home, 'missing.mjs')
+    settings.config = Config.parse({ approval: 'ask', plugins: [tracker.path, missing] })
+    const sessionId = newSession()
+    await call('turn/send', { sessionId, requestId: 'r1', text: 'hi' })
+    await waitForTurnEnd(sessionId)
+    await expect(call('compaction/run', { sessionId })).rejects.toMatchObject({
+      code: 'PLUGIN_FAILED',
+      message: expect.stringContaining(`${missing} cannot be read`) as unknown,
+    })
+    expect(tracker.trail()).toEqual(['load', 'unload', 'load', 'unload'])
+    expect(chatRequests(server)).toHaveLength(0)
   })
 })

@@ -121,6 +121,11 @@ export interface AgentSetup {
   readonly tools: ToolRunner
   /** The window the session plans for, as it is now (lowered when the server shows less). */
   readonly window: ContextWindow
+  /**
+   * Unloads the agent's plugins, and what they tracked with them. For the agent's owner, when it
+   * drops the agent: its session closes, or settings changed and the agent is built again.
+   */
+  readonly dispose: () => void
 }
 
 /** The folder a session was created for, from its first event; undefined when it has none. */
@@ -159,23 +164,49 @@ export function approvalRulesFor(config: Config, projectDir: string): ApprovalRu
  * in config.json (one that cannot load rejects the setup, after logging PLUGIN_LOAD_FAILED).
  */
 export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
-  const { session, projectDir, config } = opts
-  const { adapter, model } = opts.model
+  const { session, model } = opts
   // Counted with the model's tokenizer, or an estimate calibrated by what the server reported
   // in this session so far.
-  const tokens = sessionTokens(session.slice(), model)
+  const tokens = sessionTokens(session.slice(), model.model)
   const window = new ContextWindow(
-    opts.model.contextWindow,
-    opts.model.windowSource ?? 'configured',
+    model.contextWindow,
+    model.windowSource ?? 'configured',
     (learnt) => {
       try {
-        opts.model.onWindowLearned?.(learnt)
+        model.onWindowLearned?.(learnt)
       } catch (error) {
         // Keeping it for the next session failed; this session still plans for it.
         console.error('[bridle] could not keep the learnt context window:', error)
       }
     },
   )
+  // One kernel for the agent: compaction joins the loop; config.json's plugins join the loop and
+  // the tools (a plugin that cannot load stops the setup here, before anything runs).
+  const kernel = await agentKernel(opts, tokens, window)
+  try {
+    const parts = await toolSide(opts, kernel, window)
+    const agent = await assembleAgent(opts, { ...parts, kernel, tokens, window })
+    return {
+      agent,
+      approvals: parts.approvals,
+      tokens,
+      tools: parts.tools,
+      window,
+      dispose: () => kernel.unloadAll(),
+    }
+  } catch (error) {
+    kernel.unloadAll()
+    throw error
+  }
+}
+
+/** What the tools need: the registry, the approval policy, the turn's workspace, the pipeline. */
+async function toolSide(
+  opts: AgentSetupOptions,
+  kernel: Kernel<AgentEvents, AgentServices>,
+  window: ContextWindow,
+) {
+  const { session, projectDir } = opts
   // A small window (8k tokens or less, now or once the server showed it) gets the lean prompt
   // and tools, and tool outputs cut to about a quarter of it.
   const isLean = () => (window.tokens ?? Infinity) <= LEAN_PROMPT_MAX_WINDOW
@@ -192,7 +223,7 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     registry.register(tool)
   const approvals = new ApprovalPolicy(
     opts.approval,
-    approvalRulesFor(config, projectDir),
+    approvalRulesFor(opts.config, projectDir),
     opts.approvalChannel,
     opts.onRemember,
   )
@@ -201,9 +232,6 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     projectDir,
     new SnapshotStore(join(opts.dataDir, 'snapshots')),
   )
-  // One kernel for the agent: compaction joins the loop; config.json's plugins join the loop and
-  // the tools (a plugin that cannot load stops the setup here, before anything runs).
-  const kernel = await agentKernel(opts, tokens, window)
   const tools = createToolPipeline({
     registry,
     approvals,
@@ -213,8 +241,24 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     isLean,
     kernel,
   })
-  // Built once per agent: the system prompt (AGENTS.md included) stays byte-identical for every
-  // request; the date and git state go in as a context message at turn start instead.
+  return { registry, approvals, workspace, tools, isLean }
+}
+
+/**
+ * The Agent over the tool side. The system prompt (AGENTS.md included) is built once per agent
+ * so it stays byte-identical for every request; the date and git state go in as a context
+ * message at turn start instead.
+ */
+async function assembleAgent(
+  opts: AgentSetupOptions,
+  parts: Awaited<ReturnType<typeof toolSide>> & {
+    readonly kernel: Kernel<AgentEvents, AgentServices>
+    readonly tokens: SessionTokens
+    readonly window: ContextWindow
+  },
+): Promise<Agent> {
+  const { session, projectDir, config } = opts
+  const { registry, workspace, tools, isLean, kernel, tokens, window } = parts
   const names = registry.view().map((tool) => tool.name)
   const promptOptions = {
     projectDir,
@@ -227,10 +271,10 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     toolNames: names.filter((name) => !LEAN_LEFT_OUT.has(name)),
     lean: true,
   })
-  const agent = new Agent({
+  return new Agent({
     session,
-    adapter,
-    model,
+    adapter: opts.model.adapter,
+    model: opts.model.model,
     kernel,
     tools,
     turnHooks: workspace.turnHooks,
@@ -244,7 +288,6 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
     },
     compactForOverflow: (signal) => compactForOverflow(opts, tokens, window, signal),
   })
-  return { agent, approvals, tokens, tools, window }
 }
 
 /**
@@ -385,6 +428,7 @@ async function loadConfiguredPlugins(
           ? error.message
           : `the plugin ${path} failed in its setup: ${describeCause(error)}`
       const message = `${why}. The session cannot run without it: fix the file, or remove it from "plugins" in config.json.`
+      kernel.unloadAll()
       session.append('error', { scope: 'session', code: 'PLUGIN_LOAD_FAILED', message })
       await session.flush()
       throw new PluginLoadError(message, { cause: error })

@@ -253,6 +253,7 @@ class Runtime {
       if (busy.length === 0) break
       await Promise.allSettled(busy)
     }
+    for (const live of this.sessions.values()) this.dropAgent(live)
     this.sessions.closeAll()
   }
 
@@ -267,8 +268,7 @@ class Runtime {
         live.built.revision !== this.settings.revision() ||
         live.built.model.isProvisional === true)
     ) {
-      live.agent = undefined
-      live.built = undefined
+      this.dropAgent(live)
     }
     live.agent ??= this.buildAgent(live).catch((error: unknown) => {
       live.agent = undefined
@@ -374,6 +374,7 @@ class Runtime {
         ? `The session stopped because its log could not be written: ${why}`
         : `The session stopped because of an internal error: ${why}`,
     })
+    this.dropAgent(live)
     this.sessions.close(sessionId)
     this.changed(sessionId)
   }
@@ -384,6 +385,13 @@ class Runtime {
     // whatever is still queued waits for the user's next send instead.
     if ((reason === 'completed' || reason === undefined) && this.startRun(live)) return
     this.changed(live.session.id)
+  }
+
+  /** Forgets the session's agent, unloading its plugins; the next use builds it again. */
+  private dropAgent(live: Live): void {
+    live.built?.setup.dispose()
+    live.built = undefined
+    live.agent = undefined
   }
 
   private changed(sessionId: string): void {

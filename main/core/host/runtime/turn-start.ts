@@ -6,6 +6,7 @@
 import type { ErrorCode } from '../../../../protocol/contract.js'
 import type { Session } from '../../log/index.js'
 import { HostError } from '../host.js'
+import { PluginLoadError } from './agent-setup.js'
 
 /** The session's agent could not be built. A HostError, so callers of `compaction/run` see it. */
 export class AgentUnavailable extends HostError {
@@ -25,10 +26,10 @@ export class AgentUnavailable extends HostError {
     return new AgentUnavailable(code, 'MODEL_UNAVAILABLE', messageOf(error))
   }
 
-  /** Anything else (an unreadable project folder, a bad config.json). */
+  /** Anything else (an unreadable project folder, a bad config.json, a plugin that fails). */
   static setupFailed(error: unknown): AgentUnavailable {
     return new AgentUnavailable(
-      'INTERNAL',
+      error instanceof PluginLoadError ? 'PLUGIN_FAILED' : 'INTERNAL',
       'AGENT_SETUP_FAILED',
       `the session's agent could not be set up: ${messageOf(error)}`,
     )
