@@ -1,6 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import type { KeyboardEvent } from 'react'
+import { useEffect, useMemo, useRef } from 'react'
 import type { ApprovalRequest } from '../../../../protocol/contract'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
@@ -13,10 +12,8 @@ import { itemIndexForSeq, latestPromptTokens } from './items'
 import type { MessageActions } from './messages'
 import { ModelBadge } from './model-badge'
 import { useChatItems } from './use-chat-items'
+import { useFollowEnd } from './use-follow-end'
 import './chat.css'
-
-/** Within this many pixels of the end counts as "at the bottom". */
-const BOTTOM_SLACK = 48
 
 /**
  * The conversation of the open session, virtualised: only the rows in view (and a few around)
@@ -50,7 +47,6 @@ export function ChatPanel({
   const isWorking = feed.isRunning && items.at(-1)?.kind !== 'streaming'
 
   const scroller = useRef<HTMLDivElement>(null)
-  const [isStuck, setStuck] = useState(true)
   // The virtualizer asks every row's key and size each time a row is measured: answer from
   // arrays built once per change of rows, not by recomputing them 10k times a frame.
   const { keys, estimates } = useMemo(
@@ -68,26 +64,11 @@ export function ChatPanel({
   const last = items.at(-1)
   const liveLength = last?.kind === 'streaming' ? last.text.length + last.reasoning.length : 0
 
-  // Whether the end is out of view: "Jump to latest" shows only then, not for a let-go view
-  // that still shows the end (a wheel turned up over a chat shorter than the window).
-  const [isAway, setAway] = useState(false)
-  const measureAway = () => {
-    const element = scroller.current
-    if (!element) return
-    setAway(element.scrollHeight - element.scrollTop - element.clientHeight > BOTTOM_SLACK)
-  }
-
-  // Follow the end while stuck: after every change of rows, streamed text or measured heights.
-  useLayoutEffect(() => {
-    const element = scroller.current
-    if (isStuck && element) element.scrollTop = element.scrollHeight
-    measureAway()
-  }, [isStuck, items, liveLength, totalSize, isWorking])
-
-  // A new session opens at its end.
-  useEffect(() => {
-    setStuck(true)
-  }, [sessionId])
+  const content = useMemo(
+    () => ({ items, liveLength, totalSize, isWorking }),
+    [items, liveLength, totalSize, isWorking],
+  )
+  const { isStuck, isAway, setStuck, handlers } = useFollowEnd(scroller, sessionId, content)
 
   // A selection made elsewhere (the timeline) brings its message into view.
   useEffect(() => {
@@ -100,23 +81,6 @@ export function ChatPanel({
     // rows arriving later must not pull the view back to it.
   }, [selectedSeq])
 
-  const onScroll = () => {
-    const element = scroller.current
-    if (!element) return
-    const distance = element.scrollHeight - element.scrollTop - element.clientHeight
-    if (distance <= BOTTOM_SLACK) setStuck(true)
-    setAway(distance > BOTTOM_SLACK)
-  }
-  /** Only the user's own scrolling lets go of the end; the virtualiser's adjustments do not. */
-  const letGo = () => {
-    const element = scroller.current
-    if (!element) return
-    const distance = element.scrollHeight - element.scrollTop - element.clientHeight
-    if (distance > BOTTOM_SLACK) setStuck(false)
-  }
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (['PageUp', 'ArrowUp', 'Home'].includes(event.key)) setStuck(false)
-  }
   const selectedIndex = selectedSeq === undefined ? undefined : itemIndexForSeq(items, selectedSeq)
 
   return (
@@ -136,15 +100,7 @@ export function ChatPanel({
           aria-label="Conversation"
           aria-busy={feed.isLoading}
           tabIndex={-1}
-          onScroll={onScroll}
-          onWheel={(event) => {
-            if (event.deltaY < 0) setStuck(false)
-            else letGo()
-          }}
-          onPointerDown={(event) => {
-            if (event.target === event.currentTarget) setStuck(false)
-          }}
-          onKeyDown={onKeyDown}
+          {...handlers}
         >
           {items.length === 0 && <EmptyState isLoading={feed.isLoading} />}
           <div className="chat-rows" style={{ height: totalSize }}>

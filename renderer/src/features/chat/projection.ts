@@ -80,38 +80,47 @@ class ItemBuilder {
   private readonly errorTurns = new Set<number>()
 
   add(event: EventDto): void {
-    const base = { seq: event.seq, turn: event.turn, rev: event.seq }
+    const item = standaloneItem(event)
+    if (item !== undefined) {
+      if (item.kind === 'checkpoint') this.checkpoints.set(event.seq, this.items.length)
+      if (item.kind === 'error' && !item.isRetry) this.errorTurns.add(event.turn)
+      this.items.push(item)
+      return
+    }
     switch (event.type) {
-      case 'user/message': {
-        const { kind, content: text } = event.data
-        if (kind === 'context' || kind === 'notice') {
-          this.items.push({
-            ...base,
-            kind: 'context',
-            purpose: kind,
-            key: `context-${event.seq}`,
-            text,
-          })
-        } else {
-          this.items.push({ ...base, kind: 'user', key: `user-${event.seq}`, text })
-        }
-        return
-      }
-      case 'notice': {
-        const { level, code, message } = event.data
-        this.items.push({
-          ...base,
-          kind: 'notice',
-          key: `notice-${event.seq}`,
-          level,
-          code,
-          message,
-        })
-        return
-      }
       case 'assistant/message':
         this.addAssistant(event)
         return
+      case 'approval/requested':
+      case 'approval/decided':
+      case 'process/started':
+      case 'tool/call':
+      case 'tool/result':
+        this.addCallEvent(event)
+        return
+      case 'turn/start':
+        this.turnStartAt.set(event.turn, event.at)
+        return
+      case 'turn/end':
+        this.endTurn(event)
+        return
+      case 'compaction/undone': {
+        const index = this.checkpoints.get(event.data.checkpointSeq)
+        const item = index === undefined ? undefined : this.items[index]
+        if (index !== undefined && item?.kind === 'checkpoint') {
+          this.items[index] = { ...item, isUndone: true, rev: event.seq }
+        }
+        return
+      }
+      default:
+        // Bookkeeping (steps, requests, inbox, titles) is the timeline's, not the chat's.
+        return
+    }
+  }
+
+  /** An event that moves a tool call's card on: its approval, its start, its process, its result. */
+  private addCallEvent(event: CallEvent): void {
+    switch (event.type) {
       case 'approval/requested': {
         const { description, approvalKey, warnings } = event.data
         this.updateCall(event, (call) => {
@@ -168,86 +177,6 @@ class ItemBuilder {
         this.openCalls.delete(data.callId)
         return
       }
-      case 'workspace/diff':
-        this.items.push({
-          ...base,
-          kind: 'changes',
-          key: `changes-${event.seq}`,
-          files: event.data.files.map(({ path, status, additions, deletions }) => ({
-            path,
-            status,
-            additions,
-            deletions,
-          })),
-        })
-        return
-      case 'deliverable/present': {
-        const { paths, note } = event.data
-        this.items.push({
-          ...base,
-          kind: 'deliverable',
-          key: `deliverable-${event.seq}`,
-          paths: [...paths],
-          ...(note === undefined ? {} : { note }),
-        })
-        return
-      }
-      case 'error': {
-        const { scope, code, message } = event.data
-        const isRetry = scope === 'step' && /\(retry \d+ of \d+/.test(message)
-        if (!isRetry) this.errorTurns.add(event.turn)
-        this.items.push({
-          ...base,
-          kind: 'error',
-          key: `error-${event.seq}`,
-          scope,
-          code,
-          message,
-          isRetry,
-        })
-        return
-      }
-      case 'turn/start':
-        this.turnStartAt.set(event.turn, event.at)
-        return
-      case 'turn/end':
-        this.endTurn(event)
-        return
-      case 'recovery/repaired':
-        this.items.push({
-          ...base,
-          kind: 'recovered',
-          key: `recovered-${event.seq}`,
-          cause: event.data.cause,
-          repairs: event.data.items.map(({ seq, what }) => ({ seq, what })),
-        })
-        return
-      case 'compaction/checkpoint': {
-        const { fromSeq, toSeq, tokensBefore, tokensAfter } = event.data
-        this.checkpoints.set(event.seq, this.items.length)
-        this.items.push({
-          ...base,
-          kind: 'checkpoint',
-          key: `checkpoint-${event.seq}`,
-          fromSeq,
-          toSeq,
-          tokensBefore,
-          tokensAfter,
-          isUndone: false,
-        })
-        return
-      }
-      case 'compaction/undone': {
-        const index = this.checkpoints.get(event.data.checkpointSeq)
-        const item = index === undefined ? undefined : this.items[index]
-        if (index !== undefined && item?.kind === 'checkpoint') {
-          this.items[index] = { ...item, isUndone: true, rev: event.seq }
-        }
-        return
-      }
-      default:
-        // Bookkeeping (steps, requests, inbox, titles) is the timeline's, not the chat's.
-        return
     }
   }
 
@@ -365,6 +294,73 @@ class ItemBuilder {
       ...(startAt === undefined ? {} : { durationMs: Math.max(0, event.at - startAt) }),
       hasErrorRow: this.errorTurns.has(event.turn),
     })
+  }
+}
+
+/** The item of an event that stands on its own in the chat (no later event changes it but undo). */
+function standaloneItem(event: EventDto): ChatItem | undefined {
+  const base = { seq: event.seq, turn: event.turn, rev: event.seq }
+  switch (event.type) {
+    case 'user/message': {
+      const { kind, content: text } = event.data
+      if (kind === 'context' || kind === 'notice')
+        return { ...base, kind: 'context', purpose: kind, key: `context-${event.seq}`, text }
+      return { ...base, kind: 'user', key: `user-${event.seq}`, text }
+    }
+    case 'notice': {
+      const { level, code, message } = event.data
+      return { ...base, kind: 'notice', key: `notice-${event.seq}`, level, code, message }
+    }
+    case 'workspace/diff':
+      return {
+        ...base,
+        kind: 'changes',
+        key: `changes-${event.seq}`,
+        files: event.data.files.map(({ path, status, additions, deletions }) => ({
+          path,
+          status,
+          additions,
+          deletions,
+        })),
+      }
+    case 'deliverable/present': {
+      const { paths, note } = event.data
+      return {
+        ...base,
+        kind: 'deliverable',
+        key: `deliverable-${event.seq}`,
+        paths: [...paths],
+        ...(note === undefined ? {} : { note }),
+      }
+    }
+    case 'error': {
+      const { scope, code, message } = event.data
+      const isRetry = scope === 'step' && /\(retry \d+ of \d+/.test(message)
+      return { ...base, kind: 'error', key: `error-${event.seq}`, scope, code, message, isRetry }
+    }
+    case 'recovery/repaired':
+      return {
+        ...base,
+        kind: 'recovered',
+        key: `recovered-${event.seq}`,
+        cause: event.data.cause,
+        repairs: event.data.items.map(({ seq, what }) => ({ seq, what })),
+      }
+    case 'compaction/checkpoint': {
+      const { fromSeq, toSeq, tokensBefore, tokensAfter } = event.data
+      return {
+        ...base,
+        kind: 'checkpoint',
+        key: `checkpoint-${event.seq}`,
+        fromSeq,
+        toSeq,
+        tokensBefore,
+        tokensAfter,
+        isUndone: false,
+      }
+    }
+    default:
+      return undefined
   }
 }
 
