@@ -3,7 +3,7 @@ import { messageOf } from '../log/messages.js'
 import type { Message } from '../log/messages.js'
 import type { Session } from '../log/session.js'
 import type { SurfaceNode } from '../log/surface.js'
-import type { ModelAdapter, ToolSpec } from '../models/types.js'
+import type { ModelAdapter, ModelRequest, ToolSpec } from '../models/types.js'
 import { chooseRange, closedBoundary } from './range.js'
 
 /** Counts the tokens of messages (and tool schemas) as the model would see them. */
@@ -78,16 +78,86 @@ export async function compactSession(
   opts: CompactOptions,
 ): Promise<CompactResult> {
   const count = opts.count ?? roughCount
-  const nodes = session.surfaceNodes()
+  const view = modelView(session)
+  const tokensBefore = count(view.messages, view.tools)
+  const range = rangeToReplace(view, opts, count)
+  if (!range.ok) return range
+  const summary = await summarise(range.replaced, opts)
+  if (!summary.ok) {
+    session.append('error', { scope: 'compaction', code: summary.code, message: summary.message })
+    return { ok: false, code: summary.code, message: summary.message }
+  }
+
+  const summaryTokens = count([
+    { role: 'user', kind: 'summary', content: summary.text, seq: range.toSeq },
+  ])
+  const tokensAfter = Math.max(0, tokensBefore - count(range.replaced) + summaryTokens)
+  const checkpoint = session.append('compaction/checkpoint', {
+    fromSeq: range.fromSeq,
+    toSeq: range.toSeq,
+    summary: summary.text,
+    tokensBefore,
+    tokensAfter,
+    model: opts.model,
+  })
+  await session.flush()
+  return {
+    ok: true,
+    checkpointSeq: checkpoint.seq,
+    fromSeq: range.fromSeq,
+    toSeq: range.toSeq,
+    tokensBefore,
+    tokensAfter,
+  }
+}
+
+/** The model's view of the session, as compaction reads it. */
+interface ModelView {
+  readonly nodes: readonly SurfaceNode[]
+  readonly messageAt: (node: SurfaceNode) => Message
+  /** Every message the model is sent now, and the tool schemas sent with them. */
+  readonly messages: readonly Message[]
+  readonly tools: readonly ToolSpec[]
+}
+
+function modelView(session: Session): ModelView {
   const eventAt = (seq: number) => {
     const event = session.event(seq)
     if (!event) throw new Error(`seq ${seq} is not in the log`)
     return event
   }
-  const messageAt = (node: SurfaceNode) => messageOf(node, eventAt)
-  const all = session.deriveMessages()
-  const tools = session.latestHeader()?.data.tools.map((t) => ({ ...t })) ?? []
-  const tokensBefore = count(all, tools)
+  return {
+    nodes: session.surfaceNodes(),
+    messageAt: (node) => messageOf(node, eventAt),
+    messages: session.deriveMessages(),
+    tools: session.latestHeader()?.data.tools.map((t) => ({ ...t })) ?? [],
+  }
+}
+
+interface NothingToCompact {
+  readonly ok: false
+  readonly code: 'NOTHING_TO_COMPACT'
+  readonly message: string
+}
+
+/** The range a checkpoint will replace, with the messages it replaces. */
+interface ReplacedRange {
+  readonly ok: true
+  readonly fromSeq: number
+  readonly toSeq: number
+  readonly replaced: readonly Message[]
+}
+
+/**
+ * The early range to summarise: the one `chooseRange` picks, cut short when its transcript is
+ * too long for the summariser (the rest stays verbatim and a later compaction takes it).
+ */
+function rangeToReplace(
+  view: ModelView,
+  opts: CompactOptions,
+  count: MessageCounter,
+): ReplacedRange | NothingToCompact {
+  const { nodes, messageAt } = view
   const range = chooseRange(nodes, {
     keepUserTurns: opts.keepUserTurns ?? 2,
     isUserInput: (node) => {
@@ -97,7 +167,8 @@ export async function compactSession(
     tokensOf: (node) => count([messageAt(node)]),
     // By default a fifth of the history (not of the system prompt and tools) stays verbatim.
     keepTailTokens:
-      opts.keepTailTokens ?? Math.ceil(count(all.filter((m) => m.role !== 'system')) * 0.2),
+      opts.keepTailTokens ??
+      Math.ceil(count(view.messages.filter((m) => m.role !== 'system')) * 0.2),
   })
   if (!range) {
     return {
@@ -106,8 +177,6 @@ export async function compactSession(
       message: 'There is nothing to compact yet: the recent turns are kept as they are.',
     }
   }
-  // The transcript must fit the summariser: a range too long for it is cut short (the rest
-  // stays verbatim and a later compaction takes it).
   const budget = opts.transcriptBudgetTokens ?? 60_000
   let to = range.to
   let replaced = nodes.slice(range.from, to + 1).map(messageAt)
@@ -123,66 +192,68 @@ export async function compactSession(
       message: 'The earliest part of the history is too large to summarise in one request.',
     }
   }
+  return { ok: true, fromSeq: range.fromSeq, toSeq: last.seq, replaced }
+}
 
-  const failed = (code: 'SUMMARY_FAILED' | 'CANCELLED', message: string): CompactResult => {
-    session.append('error', { scope: 'compaction', code, message })
-    return { ok: false, code, message }
+type Summary =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly code: 'SUMMARY_FAILED' | 'CANCELLED'; readonly message: string }
+
+/** Asks the model to summarise the replaced messages; an empty summary counts as a failure. */
+async function summarise(replaced: readonly Message[], opts: CompactOptions): Promise<Summary> {
+  const cancelled = {
+    ok: false,
+    code: 'CANCELLED',
+    message: 'The compaction was cancelled.',
+  } as const
+  let text = ''
+  const request = summaryRequest(replaced, opts)
+  try {
+    for await (const part of opts.adapter.stream(request, opts.signal)) {
+      if (part.type === 'text') text += part.text
+      if (part.type === 'error') {
+        if (opts.signal.aborted) return cancelled
+        return {
+          ok: false,
+          code: 'SUMMARY_FAILED',
+          message: `The summary request failed (${part.error.code}: ${part.error.message}); nothing was compacted.`,
+        }
+      }
+    }
+  } catch (error) {
+    return {
+      ok: false,
+      code: opts.signal.aborted ? 'CANCELLED' : 'SUMMARY_FAILED',
+      message: `The summary request failed (${error instanceof Error ? error.message : String(error)}); nothing was compacted.`,
+    }
   }
-  let summary = ''
-  const request = {
+  if (opts.signal.aborted) return cancelled
+  text = text.trim()
+  if (text === '') {
+    return {
+      ok: false,
+      code: 'SUMMARY_FAILED',
+      message: 'The model returned an empty summary; nothing was compacted.',
+    }
+  }
+  return { ok: true, text }
+}
+
+/** The summary request: the instructions, then the focus (if any) and the transcript. */
+function summaryRequest(replaced: readonly Message[], opts: CompactOptions): ModelRequest {
+  return {
     model: opts.model,
     messages: [
-      { role: 'system' as const, content: SUMMARY_INSTRUCTIONS, seq: 0 },
+      { role: 'system', content: SUMMARY_INSTRUCTIONS, seq: 0 },
       {
-        role: 'user' as const,
-        kind: 'input' as const,
+        role: 'user',
+        kind: 'input',
         seq: 0,
         content: `${opts.focus ? `Focus the summary on: ${opts.focus}\n\n` : ''}<transcript>\n${transcript(replaced)}\n</transcript>`,
       },
     ],
     tools: [],
     params: { maxTokens: opts.maxSummaryTokens ?? 8192, temperature: 0 },
-  }
-  try {
-    for await (const part of opts.adapter.stream(request, opts.signal)) {
-      if (part.type === 'text') summary += part.text
-      if (part.type === 'error') {
-        if (opts.signal.aborted) return failed('CANCELLED', 'The compaction was cancelled.')
-        return failed(
-          'SUMMARY_FAILED',
-          `The summary request failed (${part.error.code}: ${part.error.message}); nothing was compacted.`,
-        )
-      }
-    }
-  } catch (error) {
-    return failed(
-      opts.signal.aborted ? 'CANCELLED' : 'SUMMARY_FAILED',
-      `The summary request failed (${error instanceof Error ? error.message : String(error)}); nothing was compacted.`,
-    )
-  }
-  if (opts.signal.aborted) return failed('CANCELLED', 'The compaction was cancelled.')
-  summary = summary.trim()
-  if (summary === '')
-    return failed('SUMMARY_FAILED', 'The model returned an empty summary; nothing was compacted.')
-
-  const summaryTokens = count([{ role: 'user', kind: 'summary', content: summary, seq: last.seq }])
-  const tokensAfter = Math.max(0, tokensBefore - count(replaced) + summaryTokens)
-  const checkpoint = session.append('compaction/checkpoint', {
-    fromSeq: range.fromSeq,
-    toSeq: last.seq,
-    summary,
-    tokensBefore,
-    tokensAfter,
-    model: opts.model,
-  })
-  await session.flush()
-  return {
-    ok: true,
-    checkpointSeq: checkpoint.seq,
-    fromSeq: range.fromSeq,
-    toSeq: last.seq,
-    tokensBefore,
-    tokensAfter,
   }
 }
 

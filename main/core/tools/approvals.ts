@@ -82,6 +82,23 @@ export interface ApprovalAudit {
 
 const NORMAL: CallAssessment = { level: 'normal', reasons: [] }
 
+/** What `decided` is told: the answer and who gave it. */
+type Answer = Parameters<ApprovalAudit['decided']>[1]
+
+/** One call on its way through `decide`: what each step looks at. */
+interface Review {
+  readonly tool: Tool
+  readonly args: unknown
+  readonly call: { readonly callId: string; readonly tool: string }
+  readonly signal: AbortSignal
+  readonly audit: ApprovalAudit | undefined
+  readonly ctx: { readonly projectDir: string }
+  readonly assessment: CallAssessment
+  /** The call's approval key (a path, a command), and the same quoted for messages. */
+  readonly key: string | undefined
+  readonly shown: string
+}
+
 /**
  * Decides whether a call may run, and logs every decision, automatic ones too:
  * 1. what the call would do (`assess`): `refuse` never runs;
@@ -114,203 +131,157 @@ export class ApprovalPolicy {
     audit?: ApprovalAudit,
     ctx: { readonly projectDir: string } = { projectDir: process.cwd() },
   ): Promise<ApprovalOutcome> {
-    const call = { callId, tool: tool.name }
-    const decided = async (answer: Parameters<ApprovalAudit['decided']>[1]): Promise<void> => {
-      await audit?.decided(call, answer)
-    }
-    let assessment: CallAssessment
-    try {
-      assessment = (await tool.assess?.(args, ctx)) ?? NORMAL
-    } catch (error) {
-      // A check that fails cannot vouch for the call: it needs a person.
-      assessment = {
-        level: 'confirm',
-        reasons: [
-          `its safety check failed (${error instanceof Error ? error.message : String(error)})`,
-        ],
-      }
-    }
+    const assessment = await assessCall(tool, args, ctx)
     const key = tool.approvalKey?.(args)
-    const shown = key ? ` "${key}"` : ''
-
-    if (assessment.level === 'refuse') {
-      const why = assessment.reasons.join('; ')
-      await decided({ decision: 'deny', by: 'assessment', reason: why })
-      return {
-        allowed: false,
-        code: 'GUARD_DENIED',
-        message: `${tool.name}${shown} was refused: ${why}. This is refused in every approval mode; do not retry it. If it is really needed, ask the user to do it themselves.`,
-      }
+    const review: Review = {
+      tool,
+      args,
+      call: { callId, tool: tool.name },
+      signal,
+      audit,
+      ctx,
+      assessment,
+      key,
+      shown: key ? ` "${key}"` : '',
     }
+    if (assessment.level === 'refuse') return refuse(review)
     const denyRule = this.rules.find(
       (rule) => rule.effect === 'deny' && this.ruleCovers(rule, tool, args, key, ctx),
     )
-    if (denyRule) {
-      await decided({ decision: 'deny', by: 'rule', detail: ruleText(denyRule) })
+    if (denyRule) return forbid(review, denyRule)
+    if (assessment.level === 'confirm') return this.confirm(review)
+    return this.allowOrAsk(review)
+  }
+
+  /**
+   * Step 3: a `confirm` call needs its own approval, and full-auto refuses it. Only a rule
+   * naming exactly this target (a path the user wrote a rule for) passes it.
+   */
+  private async confirm(review: Review): Promise<ApprovalOutcome> {
+    const { tool, key, assessment } = review
+    const exact = this.rules.find(
+      (rule) =>
+        rule.effect === 'allow' &&
+        rule.tool === tool.name &&
+        rule.prefix !== undefined &&
+        key !== undefined &&
+        rule.prefix === key,
+    )
+    if (exact && tool.grants === undefined) {
+      await record(review, { decision: 'allow', by: 'rule', detail: ruleText(exact) })
+      return { allowed: true, how: 'rule', grant: this.grant(review, 'rule', true) }
+    }
+    if (this.mode === 'full-auto') {
+      const why = assessment.reasons.join('; ')
+      await record(review, { decision: 'deny', by: 'assessment', detail: this.mode, reason: why })
       return {
         allowed: false,
         code: 'POLICY_DENIED',
-        message: `A rule forbids ${tool.name}${shown}. Do not retry it; find another way or ask the user.`,
+        message: `${tool.name}${review.shown} was not run: ${why}. full-auto never does this without the user's approval of the very call; do not retry it. Find another way, or ask the user to approve it in ask mode.`,
       }
     }
+    return this.ask(review, undefined)
+  }
+
+  /**
+   * Steps 4 to 6: allow rules that cover the call, then the mode, then the user. A call that
+   * asks for the network, or whose assessment says it cannot be granted, passes no rule and is
+   * offered no grant to keep.
+   */
+  private async allowOrAsk(review: Review): Promise<ApprovalOutcome> {
+    const { tool, args, key, ctx, assessment } = review
     const network = assessment.network === true
-    const grant = (by: CallGrant['by'], protectedPaths = false): CallGrant => ({
-      by,
-      network: network && (by === 'user' || this.mode === 'full-auto'),
-      protectedPaths,
-    })
-
-    if (assessment.level === 'confirm') {
-      // Only a rule naming exactly this target (a path the user wrote a rule for) passes it.
-      const exact = this.rules.find(
-        (rule) =>
-          rule.effect === 'allow' &&
-          rule.tool === tool.name &&
-          rule.prefix !== undefined &&
-          key !== undefined &&
-          rule.prefix === key,
-      )
-      if (exact && tool.grants === undefined) {
-        await decided({ decision: 'allow', by: 'rule', detail: ruleText(exact) })
-        return { allowed: true, how: 'rule', grant: grant('rule', true) }
-      }
-      if (this.mode === 'full-auto') {
-        const why = assessment.reasons.join('; ')
-        await decided({ decision: 'deny', by: 'assessment', detail: this.mode, reason: why })
-        return {
-          allowed: false,
-          code: 'POLICY_DENIED',
-          message: `${tool.name}${shown} was not run: ${why}. full-auto never does this without the user's approval of the very call; do not retry it. Find another way, or ask the user to approve it in ask mode.`,
-        }
-      }
-      return this.ask(tool, args, call, signal, audit, assessment, undefined, grant)
-    }
-
     const allowedBy = this.allowingRules(tool, args, key, ctx)
     if (allowedBy.length > 0 && assessment.grantable !== false && !network) {
-      await decided({ decision: 'allow', by: 'rule', detail: allowedBy.map(ruleText).join('; ') })
-      return { allowed: true, how: 'rule', grant: grant('rule') }
+      await record(review, {
+        decision: 'allow',
+        by: 'rule',
+        detail: allowedBy.map(ruleText).join('; '),
+      })
+      return { allowed: true, how: 'rule', grant: this.grant(review, 'rule') }
     }
-    const byMode =
-      tool.kind === 'read' ||
-      this.mode === 'full-auto' ||
-      (this.mode === 'auto-edit' && tool.kind === 'edit')
-    if (byMode) {
-      await decided({
+    if (this.modeAllows(tool)) {
+      await record(review, {
         decision: 'allow',
         by: 'mode',
         detail: tool.kind === 'read' ? 'reads are always allowed' : this.mode,
       })
-      return { allowed: true, how: 'policy', grant: grant('mode') }
+      return { allowed: true, how: 'policy', grant: this.grant(review, 'mode') }
     }
     const options =
       assessment.grantable === false || network
         ? undefined
         : this.grantOptions(tool, args, key, ctx)
-    return this.ask(tool, args, call, signal, audit, assessment, options, grant)
+    return this.ask(review, options)
+  }
+
+  /** Reads always; edits in auto-edit and full-auto; anything in full-auto. */
+  private modeAllows(tool: Tool): boolean {
+    return (
+      tool.kind === 'read' ||
+      this.mode === 'full-auto' ||
+      (this.mode === 'auto-edit' && tool.kind === 'edit')
+    )
+  }
+
+  /** What an allowed call may do: the network only when the user (or full-auto) allowed it. */
+  private grant(review: Review, by: CallGrant['by'], protectedPaths = false): CallGrant {
+    return {
+      by,
+      network: review.assessment.network === true && (by === 'user' || this.mode === 'full-auto'),
+      protectedPaths,
+    }
   }
 
   /** Asks the user; keeps a rule when they say "always" and a grant was offered. */
   private async ask(
-    tool: Tool,
-    args: unknown,
-    call: { readonly callId: string; readonly tool: string },
-    signal: AbortSignal,
-    audit: ApprovalAudit | undefined,
-    assessment: CallAssessment,
+    review: Review,
     options: readonly string[] | undefined,
-    grant: (by: CallGrant['by'], protectedPaths?: boolean) => CallGrant,
   ): Promise<ApprovalOutcome> {
-    const warnings = [
-      ...assessment.reasons,
-      ...(assessment.network ? ['it asks for network access'] : []),
-    ]
-    if (!this.channel) {
-      await audit?.decided(call, {
-        decision: 'deny',
-        by: 'no-channel',
-        detail: this.mode,
-        reason: 'nobody can be asked in this session',
-      })
-      return {
-        allowed: false,
-        code: 'NO_APPROVAL_CHANNEL',
-        message: `${tool.name} needs the user's approval, and nobody can be asked in this session (approval mode "${this.mode}" without a user). It did not run.`,
-      }
-    }
-    const request: ApprovalRequest = {
-      ...call,
-      args,
-      description: tool.describe?.(args) ?? `${tool.name} ${JSON.stringify(args)}`,
-      approvalKey: options?.[0],
-      ...(warnings.length > 0 ? { warnings } : {}),
-      ...(options ? { grantOptions: options } : {}),
-    }
+    const channel = this.channel
+    if (!channel) return this.nobodyToAsk(review)
+    const request = approvalRequest(review, options)
     // A decision that could not be logged is not acted on: audit failures propagate.
-    await audit?.asked(request)
+    await review.audit?.asked(request)
     let answer: ApprovalDecision
     try {
-      answer = await untilAborted(this.channel(request, signal), signal)
+      answer = await untilAborted(channel(request, review.signal), review.signal)
     } catch (error) {
-      if (signal.aborted) {
-        await audit?.decided(call, { decision: 'cancelled', by: 'user' })
-        return {
-          allowed: false,
-          code: 'ABORTED_BEFORE_DISPATCH',
-          message: `The user stopped the turn while ${tool.name} waited for approval; it did not run.`,
-        }
-      }
-      // A channel that fails cannot grant anything (fail closed).
-      const why = error instanceof Error ? error.message : String(error)
-      await audit?.decided(call, {
-        decision: 'deny',
-        by: 'no-channel',
-        reason: `asking failed: ${why}`,
-      })
-      return {
-        allowed: false,
-        code: 'NO_APPROVAL_CHANNEL',
-        message: `${tool.name} needs the user's approval, and asking failed (${why}). It did not run.`,
-      }
+      return unanswered(review, error)
     }
-    if (answer.decision === 'deny') {
-      await audit?.decided(call, {
-        decision: 'deny',
-        by: 'user',
-        ...(answer.reason ? { reason: answer.reason } : {}),
-      })
-      return {
-        allowed: false,
-        code: 'APPROVAL_DENIED',
-        message: `The user declined ${tool.name}${answer.reason ? `: ${answer.reason}` : '.'}`,
-      }
-    }
-    // "Always" keeps only a grant that was offered: a compound or destructive command has none,
-    // and "always" then means this once.
-    // An empty list offers the tool as a whole (a tool whose calls have no approval keys).
-    const kept =
-      answer.remember !== true || !request.grantOptions
-        ? undefined
-        : request.grantOptions.length === 0
-          ? ''
-          : request.grantOptions.find((option) => option === (answer.grant ?? option))
-    await audit?.decided(call, {
+    if (answer.decision === 'deny') return declined(review, answer)
+    const kept = keptGrant(request, answer)
+    await record(review, {
       decision: 'allow',
       by: 'user',
       ...(kept === undefined ? {} : { remember: true }),
       ...(kept ? { grant: kept } : {}),
     })
     if (kept !== undefined) {
-      const rule: ApprovalRule =
-        kept === ''
-          ? { tool: tool.name, effect: 'allow' }
-          : tool.grants === undefined
-            ? { tool: tool.name, prefix: kept, effect: 'allow' }
-            : { tool: tool.name, pattern: kept, effect: 'allow' }
+      const rule = rememberedRule(review.tool, kept)
       this.rules.push(rule)
       this.onRemember?.(rule)
     }
-    return { allowed: true, how: 'user', grant: grant('user', assessment.level === 'confirm') }
+    return {
+      allowed: true,
+      how: 'user',
+      grant: this.grant(review, 'user', review.assessment.level === 'confirm'),
+    }
+  }
+
+  /** A headless run: a call that needs the user cannot run. */
+  private async nobodyToAsk(review: Review): Promise<ApprovalOutcome> {
+    await record(review, {
+      decision: 'deny',
+      by: 'no-channel',
+      detail: this.mode,
+      reason: 'nobody can be asked in this session',
+    })
+    return {
+      allowed: false,
+      code: 'NO_APPROVAL_CHANNEL',
+      message: `${review.tool.name} needs the user's approval, and nobody can be asked in this session (approval mode "${this.mode}" without a user). It did not run.`,
+    }
   }
 
   /** The remembered and configured rules, for settings views. */
@@ -372,6 +343,120 @@ export class ApprovalPolicy {
     if (tool.grants) return tool.grants.touches(rulePatterns(rule), args, ctx)
     return rule.prefix !== undefined && key !== undefined && coversKey(rule.prefix, key)
   }
+}
+
+/** What the call would do. A check that fails cannot vouch for the call: it needs a person. */
+async function assessCall(
+  tool: Tool,
+  args: unknown,
+  ctx: { readonly projectDir: string },
+): Promise<CallAssessment> {
+  try {
+    return (await tool.assess?.(args, ctx)) ?? NORMAL
+  } catch (error) {
+    return {
+      level: 'confirm',
+      reasons: [
+        `its safety check failed (${error instanceof Error ? error.message : String(error)})`,
+      ],
+    }
+  }
+}
+
+/** Logs a decision about the call. */
+async function record(review: Review, answer: Answer): Promise<void> {
+  await review.audit?.decided(review.call, answer)
+}
+
+/** Step 1: what the assessment refuses never runs, in any mode. */
+async function refuse(review: Review): Promise<ApprovalOutcome> {
+  const why = review.assessment.reasons.join('; ')
+  await record(review, { decision: 'deny', by: 'assessment', reason: why })
+  return {
+    allowed: false,
+    code: 'GUARD_DENIED',
+    message: `${review.tool.name}${review.shown} was refused: ${why}. This is refused in every approval mode; do not retry it. If it is really needed, ask the user to do it themselves.`,
+  }
+}
+
+/** Step 2: a deny rule covers the call. */
+async function forbid(review: Review, rule: ApprovalRule): Promise<ApprovalOutcome> {
+  await record(review, { decision: 'deny', by: 'rule', detail: ruleText(rule) })
+  return {
+    allowed: false,
+    code: 'POLICY_DENIED',
+    message: `A rule forbids ${review.tool.name}${review.shown}. Do not retry it; find another way or ask the user.`,
+  }
+}
+
+/** The question as the user sees it: what will run, why it needs care, what "always" keeps. */
+function approvalRequest(review: Review, options: readonly string[] | undefined): ApprovalRequest {
+  const { tool, args, assessment } = review
+  const warnings = [
+    ...assessment.reasons,
+    ...(assessment.network ? ['it asks for network access'] : []),
+  ]
+  return {
+    ...review.call,
+    args,
+    description: tool.describe?.(args) ?? `${tool.name} ${JSON.stringify(args)}`,
+    approvalKey: options?.[0],
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(options ? { grantOptions: options } : {}),
+  }
+}
+
+/** No answer came: the user stopped the turn, or the channel failed (fail closed: no grant). */
+async function unanswered(review: Review, error: unknown): Promise<ApprovalOutcome> {
+  const name = review.tool.name
+  if (review.signal.aborted) {
+    await record(review, { decision: 'cancelled', by: 'user' })
+    return {
+      allowed: false,
+      code: 'ABORTED_BEFORE_DISPATCH',
+      message: `The user stopped the turn while ${name} waited for approval; it did not run.`,
+    }
+  }
+  const why = error instanceof Error ? error.message : String(error)
+  await record(review, { decision: 'deny', by: 'no-channel', reason: `asking failed: ${why}` })
+  return {
+    allowed: false,
+    code: 'NO_APPROVAL_CHANNEL',
+    message: `${name} needs the user's approval, and asking failed (${why}). It did not run.`,
+  }
+}
+
+/** The user said no; their reason goes to the model. */
+async function declined(review: Review, answer: ApprovalDecision): Promise<ApprovalOutcome> {
+  await record(review, {
+    decision: 'deny',
+    by: 'user',
+    ...(answer.reason ? { reason: answer.reason } : {}),
+  })
+  return {
+    allowed: false,
+    code: 'APPROVAL_DENIED',
+    message: `The user declined ${review.tool.name}${answer.reason ? `: ${answer.reason}` : '.'}`,
+  }
+}
+
+/**
+ * The grant an allow keeps, or undefined for "this once". "Always" keeps only a grant that was
+ * offered: a compound or destructive command has none, and "always" then means this once. An
+ * empty list offers the tool as a whole (a tool whose calls have no approval keys): ''.
+ */
+function keptGrant(request: ApprovalRequest, answer: ApprovalDecision): string | undefined {
+  if (answer.remember !== true || !request.grantOptions) return undefined
+  if (request.grantOptions.length === 0) return ''
+  return request.grantOptions.find((option) => option === (answer.grant ?? option))
+}
+
+/** The allow rule a kept grant becomes: the whole tool, a path prefix, or a command pattern. */
+function rememberedRule(tool: Tool, kept: string): ApprovalRule {
+  if (kept === '') return { tool: tool.name, effect: 'allow' }
+  return tool.grants === undefined
+    ? { tool: tool.name, prefix: kept, effect: 'allow' }
+    : { tool: tool.name, pattern: kept, effect: 'allow' }
 }
 
 /**

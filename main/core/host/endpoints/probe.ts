@@ -112,82 +112,9 @@ export async function probeModel(opts: ProbeOptions): Promise<ProbeReport> {
   const listed = opts.listing?.ok === true ? opts.listing : undefined
   const info = listed?.models.find((m) => m.id === opts.model)
 
-  // 1 and 3: streamed, with stream_options where the API has them.
-  let streamOptions: ProbeReport['streamOptions'] =
-    opts.api === 'openai' ? 'accepted' : 'not-applicable'
-  const ask = [
-    { role: 'system' as const, content: SYSTEM },
-    { role: 'user' as const, content: ASK_FOR_CALL },
-  ]
-  let streamed = await wire.send({
-    messages: ask,
-    tools: [PROBE_TOOL],
-    stream: true,
-    streamUsage: opts.api === 'openai',
-    maxTokens: 1024,
-  })
-  if (streamed.error && recognizeRefusal(streamed.error.message) === 'stream-options') {
-    streamOptions = 'refused'
-    streamed = await wire.send({
-      messages: ask,
-      tools: [PROBE_TOOL],
-      stream: true,
-      streamUsage: false,
-      maxTokens: 1024,
-    })
-  }
-  const usage = streamOptions === 'refused' ? false : opts.api === 'openai'
-  const streamedOutcome = callOutcome(streamed)
-  const serverSaid =
-    streamedOutcome === 'refused'
-      ? (streamed.error?.serverMessage ?? streamed.error?.message)
-      : undefined
-  // Reasoning is read from the first request the server answered.
-  const answered: Observation[] = [streamed]
-  let nonStreamed: ProbeReport['toolCalls']['nonStreamed'] = 'skipped'
-  let asText: ProbeReport['toolCalls']['asText'] = 'skipped'
-  let textFormat = streamedOutcome === 'text' ? textFormatOf(streamed) : undefined
-  if (streamedOutcome !== 'structured') {
-    if (streamedOutcome !== 'refused') {
-      const plain = await wire.send({
-        messages: ask,
-        tools: [PROBE_TOOL],
-        stream: false,
-        streamUsage: false,
-        maxTokens: 1024,
-      })
-      answered.push(plain)
-      nonStreamed = callOutcome(plain)
-    }
-    const described = await wire.send({
-      messages: [
-        { role: 'system', content: `${SYSTEM}\n\n${describeToolsAsText([PROBE_TOOL])}` },
-        ask[1] ?? { role: 'user', content: ASK_FOR_CALL },
-      ],
-      stream: true,
-      streamUsage: usage,
-      maxTokens: 1024,
-    })
-    answered.push(described)
-    asText = callOutcome(described)
-    textFormat ??= asText === 'text' ? textFormatOf(described) : undefined
-  }
-  const chosen: ProbeReport['toolCalls']['chosen'] =
-    streamedOutcome === 'structured' || streamedOutcome === 'text'
-      ? 'native'
-      : nonStreamed === 'structured'
-        ? 'native-nonstream'
-        : asText === 'text' || streamedOutcome === 'refused'
-          ? 'text'
-          : 'native'
-  if (streamedOutcome === 'none' && nonStreamed !== 'structured' && asText !== 'text') {
-    notes.push('the model made no tool call in any form; it may not be able to use tools')
-  }
-  if (streamed.error && streamedOutcome === 'failed')
-    notes.push(`the streamed request failed: ${streamed.error.message}`)
-
+  const calls = await probeToolCalls(wire, opts, notes)
   // 4: the context actually honoured.
-  const context = await probeContext(wire, opts, info, usage, notes)
+  const context = await probeContext(wire, opts, info, calls.usage, notes)
 
   return {
     baseUrl: opts.endpoint.baseUrl.replace(/\/+$/, ''),
@@ -197,19 +124,146 @@ export async function probeModel(opts: ProbeOptions): Promise<ProbeReport> {
     probedAt,
     durationMs: Math.round(performance.now() - started),
     api: opts.api,
+    toolCalls: calls.toolCalls,
+    reasoning: calls.reasoning,
+    streamOptions: calls.streamOptions,
+    context,
+    notes,
+  }
+}
+
+const ASK: RequestShape['messages'] = [
+  { role: 'system', content: SYSTEM },
+  { role: 'user', content: ASK_FOR_CALL },
+]
+
+/** What steps 1 to 3 showed, and whether later requests may ask for usage in the stream. */
+interface CallsProbe {
+  readonly toolCalls: ProbeReport['toolCalls']
+  readonly reasoning: ProbeReport['reasoning']
+  readonly streamOptions: ProbeReport['streamOptions']
+  readonly usage: boolean
+}
+
+/** 1 to 3: how the model makes calls, which reasoning field it uses, and `stream_options`. */
+async function probeToolCalls(
+  wire: Wire,
+  opts: ProbeOptions,
+  notes: string[],
+): Promise<CallsProbe> {
+  const { streamed, streamOptions } = await sendStreamed(wire, opts)
+  const usage = streamOptions === 'refused' ? false : opts.api === 'openai'
+  const streamedOutcome = callOutcome(streamed)
+  const serverSaid =
+    streamedOutcome === 'refused'
+      ? (streamed.error?.serverMessage ?? streamed.error?.message)
+      : undefined
+  const fallbacks = await sendFallbacks(wire, streamedOutcome, usage)
+  const { nonStreamed, asText } = fallbacks
+  const textFormat =
+    (streamedOutcome === 'text' ? textFormatOf(streamed) : undefined) ?? fallbacks.textFormat
+  if (streamedOutcome === 'none' && nonStreamed !== 'structured' && asText !== 'text') {
+    notes.push('the model made no tool call in any form; it may not be able to use tools')
+  }
+  if (streamed.error && streamedOutcome === 'failed')
+    notes.push(`the streamed request failed: ${streamed.error.message}`)
+  // Reasoning is read from the first request the server answered.
+  const answered = [streamed, ...fallbacks.answered]
+  return {
     toolCalls: {
       streamed: streamedOutcome,
       nonStreamed,
       asText,
       ...(textFormat === undefined ? {} : { textFormat }),
-      chosen,
+      chosen: chosenCalls(streamedOutcome, nonStreamed, asText),
       ...(serverSaid === undefined ? {} : { serverSaid }),
     },
     reasoning: reasoningOf(answered.find((o) => o.error === undefined) ?? streamed),
     streamOptions,
-    context,
-    notes,
+    usage,
   }
+}
+
+/**
+ * 1 and 3: the one-tool request, streamed, with `stream_options` where the API has them; when
+ * the server refuses them, the same request again without.
+ */
+async function sendStreamed(
+  wire: Wire,
+  opts: ProbeOptions,
+): Promise<{ streamed: Observation; streamOptions: ProbeReport['streamOptions'] }> {
+  const shape = (streamUsage: boolean): RequestShape => ({
+    messages: ASK,
+    tools: [PROBE_TOOL],
+    stream: true,
+    streamUsage,
+    maxTokens: 1024,
+  })
+  const streamed = await wire.send(shape(opts.api === 'openai'))
+  if (streamed.error && recognizeRefusal(streamed.error.message) === 'stream-options') {
+    return { streamed: await wire.send(shape(false)), streamOptions: 'refused' }
+  }
+  return { streamed, streamOptions: opts.api === 'openai' ? 'accepted' : 'not-applicable' }
+}
+
+interface Fallbacks {
+  readonly nonStreamed: ProbeReport['toolCalls']['nonStreamed']
+  readonly asText: ProbeReport['toolCalls']['asText']
+  readonly textFormat: string | undefined
+  /** The requests sent, in order. */
+  readonly answered: readonly Observation[]
+}
+
+/**
+ * When the stream gave no structured call: the same request not streamed (unless the server
+ * refused `tools`), then with the tool described in the prompt instead.
+ */
+async function sendFallbacks(
+  wire: Wire,
+  streamedOutcome: ProbeReport['toolCalls']['streamed'],
+  usage: boolean,
+): Promise<Fallbacks> {
+  if (streamedOutcome === 'structured') {
+    return { nonStreamed: 'skipped', asText: 'skipped', textFormat: undefined, answered: [] }
+  }
+  const plain =
+    streamedOutcome === 'refused'
+      ? undefined
+      : await wire.send({
+          messages: ASK,
+          tools: [PROBE_TOOL],
+          stream: false,
+          streamUsage: false,
+          maxTokens: 1024,
+        })
+  const described = await wire.send({
+    messages: [
+      { role: 'system', content: `${SYSTEM}\n\n${describeToolsAsText([PROBE_TOOL])}` },
+      { role: 'user', content: ASK_FOR_CALL },
+    ],
+    stream: true,
+    streamUsage: usage,
+    maxTokens: 1024,
+  })
+  const asText = callOutcome(described)
+  return {
+    nonStreamed: plain === undefined ? 'skipped' : callOutcome(plain),
+    asText,
+    textFormat: asText === 'text' ? textFormatOf(described) : undefined,
+    answered: plain === undefined ? [described] : [plain, described],
+  }
+}
+
+/** How Bridle should ask this model for calls, from the forms that worked. */
+function chosenCalls(
+  streamed: ProbeReport['toolCalls']['streamed'],
+  nonStreamed: ProbeReport['toolCalls']['nonStreamed'],
+  asText: ProbeReport['toolCalls']['asText'],
+): ProbeReport['toolCalls']['chosen'] {
+  if (streamed === 'structured' || streamed === 'text') return 'native'
+  if (nonStreamed === 'structured') return 'native-nonstream'
+  if (asText === 'text' || streamed === 'refused') return 'text'
+  return 'native'
 }
 
 function callOutcome(observation: Observation): ProbeReport['toolCalls']['streamed'] {
