@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { Session } from '../core/log/index.js'
 import type { LogEvent } from '../core/log/index.js'
-import type { TurnOutcome } from '../core/loop/agent.js'
+import type { Agent, TurnOutcome } from '../core/loop/agent.js'
 import type { Store } from '../core/store/index.js'
 import type { ApprovalMode, ApprovalRule } from '../core/tools/approvals.js'
 import { sessionProjectDir, setupAgent } from '../core/host/runtime/agent-setup.js'
@@ -46,13 +46,11 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     dataDir: opts.dataDir,
     ...(opts.contextWindow === undefined ? {} : { contextWindow: opts.contextWindow }),
   })
-  const model = connection.model
-
   const session =
     opts.sessionId === undefined
       ? Session.create(opts.store, {
           projectDir: realpathSync(opts.projectDir),
-          model,
+          model: connection.model,
           title: opts.prompt.slice(0, 80),
         })
       : Session.open(opts.store, opts.sessionId, { endLeftoverProcess })
@@ -60,36 +58,11 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const projectDir = sessionProjectDir(session) ?? realpathSync(opts.projectDir)
   const asker =
     opts.approvalInput === undefined ? undefined : terminalApprovals(opts.approvalInput, opts.err)
-  // Plain output: the answer's text on stdout; what the agent does (tool calls, their outcome,
-  // retries) as short lines on stderr, so `bridle run ... > answer.txt` keeps just the answer.
-  const cursor = { atLineStart: true }
-  const write = (text: string) => {
-    if (text === '') return
-    opts.out(text)
-    cursor.atLineStart = text.endsWith('\n')
-  }
-  const note = (text: string) => {
-    if (!cursor.atLineStart) write('\n')
-    opts.err(`${text}\n`)
-  }
   // Listening starts before the agent is set up, so what setting up logs (a notice that commands
   // run without a sandbox) reaches the terminal too.
   if (!opts.json) opts.err(`session ${session.id}\n`)
-  const stopEvents = opts.json
-    ? session.subscribe((event: LogEvent) =>
-        opts.out(`${JSON.stringify({ session: session.id, ...event })}\n`),
-      )
-    : session.subscribe((event: LogEvent) => {
-        if (event.type === 'tool/call')
-          note(`  -> ${event.data.name} ${JSON.stringify(event.data.args)}`)
-        if (event.type === 'tool/result' && !event.data.ok)
-          note(`  <- ${event.data.error.code}: ${event.data.error.message}`)
-        const exitCode = event.type === 'tool/result' ? event.data.metadata?.exitCode : undefined
-        if (typeof exitCode === 'number' && exitCode !== 0) note(`  <- exit code ${exitCode}`)
-        if (event.type === 'error') note(`  ! ${event.data.code}: ${event.data.message}`)
-        if (event.type === 'notice') note(`  ! ${event.data.code}: ${event.data.message}`)
-        if (event.type === 'step/end' && !cursor.atLineStart) write('\n')
-      })
+  const printer = terminalPrinter(opts)
+  const stopEvents = session.subscribe((event) => printer.event(session.id, event))
   let setup: AgentSetup
   try {
     setup = await setupAgent({
@@ -122,44 +95,92 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const stopDeltas = opts.json
     ? () => undefined
     : agent.onDelta(({ delta }) => {
-        if (delta.kind === 'text') write(delta.text)
+        if (delta.kind === 'text') printer.write(delta.text)
       })
+  const stopSignals = onStopSignals(agent, opts.err)
+  try {
+    agent.send({ requestId: `cli-${Date.now()}-${process.pid}`, text: opts.prompt })
+    const outcomes = await agent.runUntilIdle()
+    printer.endLine()
+    const last = outcomes.at(-1)
+    if (!last) throw new Error('no turn ran')
+    return last
+  } finally {
+    stopSignals()
+    asker?.close()
+    stopDeltas()
+    stopEvents()
+    setup.dispose()
+    session.close()
+  }
+}
 
+/**
+ * What the terminal shows of the log. Plain: the answer's text on stdout; what the agent does
+ * (tool calls, their outcome, retries, notices) as short lines on stderr, so `bridle run ... >
+ * answer.txt` keeps just the answer. With --json: every event as a JSON line on stdout.
+ */
+function terminalPrinter(opts: RunOptions) {
+  const cursor = { atLineStart: true }
+  const write = (text: string) => {
+    if (text === '') return
+    opts.out(text)
+    cursor.atLineStart = text.endsWith('\n')
+  }
+  const note = (text: string) => {
+    if (!cursor.atLineStart) write('\n')
+    opts.err(`${text}\n`)
+  }
+  const event = (sessionId: string, event: LogEvent) => {
+    if (opts.json) {
+      opts.out(`${JSON.stringify({ session: sessionId, ...event })}\n`)
+      return
+    }
+    if (event.type === 'tool/call')
+      note(`  -> ${event.data.name} ${JSON.stringify(event.data.args)}`)
+    if (event.type === 'tool/result' && !event.data.ok)
+      note(`  <- ${event.data.error.code}: ${event.data.error.message}`)
+    const exitCode = event.type === 'tool/result' ? event.data.metadata?.exitCode : undefined
+    if (typeof exitCode === 'number' && exitCode !== 0) note(`  <- exit code ${exitCode}`)
+    if (event.type === 'error') note(`  ! ${event.data.code}: ${event.data.message}`)
+    if (event.type === 'notice') note(`  ! ${event.data.code}: ${event.data.message}`)
+    if (event.type === 'step/end' && !cursor.atLineStart) write('\n')
+  }
+  /** Ends a plain answer's last line. */
+  const endLine = () => {
+    if (!opts.json && !cursor.atLineStart) opts.out('\n')
+  }
+  return { write, event, endLine }
+}
+
+/**
+ * Ctrl+C cancels the turn (a second one exits at once). Told to stop (a service manager, a
+ * closed terminal), the running command and its whole process group end, the turn closes as
+ * interrupted, then the CLI exits; a second signal exits at once. Returns the remover.
+ */
+function onStopSignals(agent: Agent, err: (text: string) => void): () => void {
   let interrupts = 0
   const onSigint = () => {
     interrupts++
     if (interrupts === 1) {
-      opts.err('\nstopping (press Ctrl+C again to quit at once)\n')
+      err('\nstopping (press Ctrl+C again to quit at once)\n')
       agent.cancel()
     } else {
       process.exit(130)
     }
   }
-  // Told to stop (a service manager, a closed terminal): end the running command and its whole
-  // process group, close the turn as interrupted, then exit. A second signal exits at once.
   const onTerminate = (signal: NodeJS.Signals) => {
     if (interrupts++ > 0) process.exit(128 + (signal === 'SIGHUP' ? 1 : 15))
-    opts.err(`\nstopping: ${signal} received; ending the running command\n`)
+    err(`\nstopping: ${signal} received; ending the running command\n`)
     agent.interrupt()
   }
   process.on('SIGINT', onSigint)
   process.on('SIGTERM', onTerminate)
   process.on('SIGHUP', onTerminate)
-  try {
-    agent.send({ requestId: `cli-${Date.now()}-${process.pid}`, text: opts.prompt })
-    const outcomes = await agent.runUntilIdle()
-    if (!opts.json && !cursor.atLineStart) opts.out('\n')
-    const last = outcomes.at(-1)
-    if (!last) throw new Error('no turn ran')
-    return last
-  } finally {
+  return () => {
     process.off('SIGINT', onSigint)
     process.off('SIGTERM', onTerminate)
     process.off('SIGHUP', onTerminate)
-    asker?.close()
-    stopDeltas()
-    stopEvents()
-    session.close()
   }
 }
 
