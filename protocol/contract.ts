@@ -136,7 +136,13 @@ export type EventDtoOf<T extends EventType> = T extends EventType ? LogEventOf<T
 
 export const ApprovalRequest = z.object({
   sessionId: Id,
+  /**
+   * The call's id is unique only within its step: many servers number calls per response
+   * (`call_0` in every reply). The call is `turn`, `step` and `callId` together.
+   */
   callId: Id,
+  turn: z.number().int().nonnegative(),
+  step: z.number().int().nonnegative(),
   tool: z.string(),
   /** What will happen, in words (the command, the file and the change). */
   description: z.string(),

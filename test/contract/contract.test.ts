@@ -35,6 +35,8 @@ const session = {
 const approval = {
   sessionId: 's1',
   callId: 'c1',
+  turn: 1,
+  step: 2,
   tool: 'bash',
   description: 'Run `npm test`',
   args: { command: 'npm test' },

@@ -17,6 +17,8 @@ import {
 const request = (extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   sessionId: 's1',
   callId: 'c1',
+  turn: 1,
+  step: 1,
   tool: 'bash',
   description: 'npm test -- -u',
   args: { command: 'npm test -- -u' },

@@ -196,6 +196,30 @@ describe('buildItems: tool calls', () => {
     })
   })
 
+  it('keeps calls apart when the server reuses ids from step to step (call_0 in every reply)', () => {
+    const l = log()
+    l.startTurn()
+    l.startStep()
+    l.add('assistant/message', {
+      blocks: [call('call_0', 'read', { path: 'a.txt' })],
+      finish: 'tool-calls',
+    })
+    l.add('tool/call', { callId: 'call_0', name: 'read', args: { path: 'a.txt' } })
+    l.add('tool/result', { callId: 'call_0', ok: true, output: 'a' })
+    l.add('step/end', { reason: 'tool-calls' })
+    l.startStep()
+    l.add('assistant/message', {
+      blocks: [call('call_0', 'write', { path: 'b.txt', content: 'b' })],
+      finish: 'tool-calls',
+    })
+    l.add('approval/requested', { callId: 'call_0', tool: 'write', description: 'write b.txt' })
+    const [read, write] = only(buildItems(l.events), 'tool')
+    expect(read?.call).toMatchObject({ name: 'read', status: 'done', step: 1 })
+    expect(read?.call.approval).toBeUndefined()
+    expect(write?.call).toMatchObject({ name: 'write', status: 'awaiting-approval', step: 2 })
+    expect(read?.call.key).not.toBe(write?.call.key)
+  })
+
   it('prefers the duration the pipeline measured', () => {
     const l = log()
     l.startTurn()

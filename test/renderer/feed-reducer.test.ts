@@ -42,9 +42,11 @@ const delta = (text: string, turn = 1, step = 1): StreamDelta => ({
   text,
 })
 
-const approval = (callId: string): ApprovalRequest => ({
+const approval = (callId: string, turn = 1, step = 1): ApprovalRequest => ({
   sessionId: SESSION,
   callId,
+  turn,
+  step,
   tool: 'bash',
   description: 'run npm test',
   args: { command: 'npm test' },
@@ -344,6 +346,30 @@ describe('approvals and details', () => {
       asked,
     )
     expect(decided.pendingApprovals.map((a) => a.callId)).toEqual(['c2'])
+  })
+
+  it('a reused call id in a later step is a new question, not the decided one', () => {
+    const decided = run(
+      [
+        {
+          type: 'event',
+          event: ev(1, 'approval/decided', { callId: 'call_0', decision: 'allow' }),
+        },
+      ],
+      loaded,
+    )
+    const asked = run([{ type: 'approval', request: approval('call_0', 1, 2) }], decided)
+    expect(asked.pendingApprovals.map((a) => [a.callId, a.step])).toEqual([['call_0', 2]])
+    const answered = run(
+      [
+        {
+          type: 'event',
+          event: ev(2, 'approval/decided', { callId: 'call_0', decision: 'allow' }, 1, 2),
+        },
+      ],
+      asked,
+    )
+    expect(answered.pendingApprovals).toEqual([])
   })
 
   it('does not bring back a decided approval from a stale session/get or notification', () => {

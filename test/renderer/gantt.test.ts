@@ -61,8 +61,8 @@ describe('layoutGantt', () => {
       [1, 2],
       [2, 1],
     ])
-    const x = layout.bars.find((bar) => bar.id === 'tool:x')
-    const y = layout.bars.find((bar) => bar.id === 'tool:y')
+    const x = layout.bars.find((bar) => bar.id === 'tool:1.1.x')
+    const y = layout.bars.find((bar) => bar.id === 'tool:1.1.y')
     expect(x?.row).toBe(1)
     expect(y?.row).toBe(1)
     expect(x && y && barsOverlap(x, y)).toBe(false)
@@ -90,5 +90,20 @@ describe('layoutGantt', () => {
   it('is empty without requests or calls', () => {
     nextSeq = 0
     expect(layoutGantt([ev('turn/start', 0)])).toEqual({ bars: [], lanes: [], start: 0, end: 0 })
+  })
+
+  it('gives a reused call id a bar per step, each closed by its own result', () => {
+    nextSeq = 0
+    const events = [
+      ev('tool/call', 1, { callId: 'call_0', name: 'read' }),
+      ev('tool/result', 2, { callId: 'call_0', ok: true }),
+      ev('tool/call', 10, { callId: 'call_0', name: 'bash' }, 1, 2),
+      ev('tool/result', 30, { callId: 'call_0', ok: false }, 1, 2),
+    ]
+    const tools = layoutGantt(events).bars.filter((bar) => bar.kind === 'tool')
+    expect(tools.map((bar) => [bar.id, bar.start, bar.end, bar.ok])).toEqual([
+      ['tool:1.1.call_0', 1, 2, true],
+      ['tool:1.2.call_0', 10, 30, false],
+    ])
   })
 })

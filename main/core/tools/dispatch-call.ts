@@ -180,7 +180,9 @@ function settledResult(call: InFlight, output: ToolOutput, startedAt: number): D
       ),
     }
   }
-  const capped = call.opts.spill.keep(call.session.id, call.callId, output)
+  // Named by turn and step too: many servers reuse call ids from step to step.
+  const name = `${call.session.turn}.${call.session.step}.${call.callId}`
+  const capped = call.opts.spill.keep(call.session.id, name, output)
   return {
     result: {
       callId: call.callId,

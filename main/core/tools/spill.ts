@@ -52,7 +52,9 @@ export class OutputSpill {
   /**
    * What the model sees of a tool's output, and the ref of the file that keeps it. With `raw`
    * (binary output, `output` its summary) the bytes are always saved as they are, in
-   * `<session>/<call>.bin`, and the summary names the ref; without, this is `cap`.
+   * `<session>/<call>.bin`, and the summary names the ref; without, this is `cap`. `callId`
+   * names the call's files, so it must be unique in the session (the pipeline gives
+   * `turn.step.callId`).
    */
   keep(
     sessionId: string,

@@ -33,9 +33,40 @@ export type CallEvent = EventDtoOf<
   'tool/call' | 'tool/result' | 'approval/requested' | 'approval/decided' | 'process/started'
 >
 
-/** Whether the log holds a decision on `callId` (its approval is no longer pending). */
-export function isDecided(events: readonly EventDto[], callId: string): boolean {
-  return events.some((e) => e.type === 'approval/decided' && e.data.callId === callId)
+/** Where a call was made: its step (turn and step) and its id. */
+export interface CallPlace {
+  readonly turn: number
+  readonly step: number
+  readonly callId: string
+}
+
+/**
+ * The key of one tool call in a session. A call id alone is unique only within its step: many
+ * servers number calls per response (`call_0` in every reply), so a session holds many.
+ */
+export const callKey = ({ turn, step, callId }: CallPlace): string => `${turn}.${step}.${callId}`
+
+/** The place of the call an event concerns (every call event is logged in the call's step). */
+export const placeOf = (event: CallEvent): CallPlace => ({
+  turn: event.turn,
+  step: event.step,
+  callId: event.data.callId,
+})
+
+/** Whether the log holds a decision on the call at `place` (its approval is no longer pending). */
+export function isDecided(events: readonly EventDto[], place: CallPlace): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]
+    if (
+      e !== undefined &&
+      e.type === 'approval/decided' &&
+      e.turn === place.turn &&
+      e.step === place.step &&
+      e.data.callId === place.callId
+    )
+      return true
+  }
+  return false
 }
 
 type AssistantData = EventDtoOf<'assistant/message'>['data']

@@ -17,7 +17,7 @@ import type {
   NotificationOf,
   SessionSummary,
 } from '../../../protocol/contract'
-import { isDecided, lastOfType } from './event-selectors'
+import { callKey, isDecided, lastOfType, placeOf } from './event-selectors'
 
 export type StreamDelta = NotificationOf<'stream/delta'>
 /** What `session/get` answers. */
@@ -120,11 +120,11 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
       return applyDelta(state, action.delta)
     case 'approval':
       if (action.request.sessionId !== state.sessionId) return state
-      if (isDecided(state.events, action.request.callId)) return state
+      if (isDecided(state.events, action.request)) return state
       return {
         ...state,
         pendingApprovals: [
-          ...state.pendingApprovals.filter((a) => a.callId !== action.request.callId),
+          ...state.pendingApprovals.filter((a) => callKey(a) !== callKey(action.request)),
           action.request,
         ],
       }
@@ -184,8 +184,8 @@ function settle(state: FeedState, event?: EventDto): FeedState {
     } else if (e.type === 'turn/end') {
       streaming = streaming.filter((d) => d.turn > e.turn)
     } else if (e.type === 'approval/decided') {
-      const { callId } = e.data
-      pendingApprovals = pendingApprovals.filter((a) => a.callId !== callId)
+      const decided = callKey(placeOf(e))
+      pendingApprovals = pendingApprovals.filter((a) => callKey(a) !== decided)
     }
   }
   if (streaming === state.streaming && pendingApprovals === state.pendingApprovals) return state
@@ -216,9 +216,9 @@ function mergeApprovals(
 ): readonly ApprovalRequest[] {
   const byCall = new Map<string, ApprovalRequest>()
   for (const request of [...fromServer, ...known]) {
-    if (!byCall.has(request.callId)) byCall.set(request.callId, request)
+    if (!byCall.has(callKey(request))) byCall.set(callKey(request), request)
   }
-  return [...byCall.values()].filter((request) => !isDecided(events, request.callId))
+  return [...byCall.values()].filter((request) => !isDecided(events, request))
 }
 
 /**

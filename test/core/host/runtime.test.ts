@@ -319,6 +319,8 @@ describe('approvals over the bridge', () => {
     const request = await waitFor(() => heardOf('approval/request')[0], 'approval/request')
     expect(request).toEqual({
       sessionId,
+      turn: 1,
+      step: 1,
       callId: 'c1',
       tool: 'bash',
       description: expect.stringContaining('touch made.txt') as unknown,

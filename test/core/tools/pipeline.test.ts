@@ -409,9 +409,24 @@ describe('the tool pipeline', () => {
     if (!capped?.ok) throw new Error('expected an ok result')
     expect(capped.output).toContain('output cut at 1000 of 5000 bytes')
     expect(Buffer.byteLength(capped.output)).toBeLessThan(1400)
-    expect(capped.outputRef).toMatch(/\/c1\.txt$/)
+    expect(capped.outputRef).toMatch(/\/1\.1\.c1\.txt$/)
     const full = kit.spill().read(capped.outputRef ?? '', 0, 10_000)
     expect(full).toBe('x'.repeat(5000))
     expect(() => kit.spill().read('../../etc/passwd')).toThrow('not an output reference')
+  })
+
+  it('keeps the outputs of calls whose ids the server reuses from step to step apart', async () => {
+    const kit = await harness([
+      callsOf(['shout', { bytes: 5000 }]),
+      callsOf(['shout', { bytes: 3000 }]),
+      'ok',
+    ])
+    H().agent.send({ requestId: 'r', text: 'go' })
+    await H().agent.runUntilIdle()
+    const refs = results().map((result) => (result.ok ? result.outputRef : undefined))
+    expect(refs).toHaveLength(2)
+    expect(new Set(refs).size).toBe(2)
+    const lengths = refs.map((ref) => kit.spill().read(ref ?? '', 0, 10_000).length)
+    expect(lengths).toEqual([5000, 3000])
   })
 })

@@ -22,7 +22,11 @@ interface Waiting {
 }
 
 export class ApprovalBridge {
-  /** Waiting questions by session, then by call id (unique within the one open step). */
+  /**
+   * Waiting questions by session, then by call id: a session runs one step at a time, and ids
+   * are unique within a step (the log refuses a message that repeats one), so the id names the
+   * call here even where a server reuses ids from step to step.
+   */
   private readonly waiting = new Map<string, Map<string, Waiting>>()
 
   constructor(private readonly announce: (request: BridgeApprovalRequest) => void) {}
@@ -42,6 +46,8 @@ export class ApprovalBridge {
         const bridged: BridgeApprovalRequest = {
           sessionId: session.id,
           callId: request.callId,
+          turn: session.turn,
+          step: session.step,
           tool: request.tool,
           description: request.description,
           args: request.args,

@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useMemo, useRef } from 'react'
 import type { ApprovalRequest } from '../../../../protocol/contract'
+import { callKey } from '../../state/event-selectors'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'
@@ -39,7 +40,7 @@ export function ChatPanel({
   )
   const pendingByCall = useMemo(() => {
     const byCall = new Map<string, ApprovalRequest>()
-    for (const request of feed.pendingApprovals) byCall.set(request.callId, request)
+    for (const request of feed.pendingApprovals) byCall.set(callKey(request), request)
     return byCall
   }, [feed.pendingApprovals])
   const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
@@ -122,14 +123,14 @@ export function ChatPanel({
                       (item.kind === 'user' || item.kind === 'assistant')
                     }
                     actions={actions}
-                    pending={item.kind === 'tool' ? pendingByCall.get(item.call.callId) : undefined}
+                    pending={item.kind === 'tool' ? pendingByCall.get(item.call.key) : undefined}
                   />
                 </div>
               )
             })}
           </div>
           {orphanApprovals.map((request) => (
-            <div key={request.callId} className="chat-tail">
+            <div key={callKey(request)} className="chat-tail">
               <ApprovalPrompt api={api} request={request} />
             </div>
           ))}
@@ -166,8 +167,8 @@ function useOrphanApprovals(
   return useMemo(() => {
     if (pending.length === 0) return []
     const known = new Set<string>()
-    for (const item of items) if (item.kind === 'tool') known.add(item.call.callId)
-    return pending.filter((request) => !known.has(request.callId))
+    for (const item of items) if (item.kind === 'tool') known.add(item.call.key)
+    return pending.filter((request) => !known.has(callKey(request)))
   }, [items, pending])
 }
 

@@ -47,7 +47,11 @@ export interface ApprovalView {
 }
 
 export interface ToolCallView {
+  /** Unique in the session (`callKey`): the id alone repeats where a server reuses ids. */
+  readonly key: string
   readonly callId: string
+  /** The step the model asked for it in. */
+  readonly step: number
   readonly name: string
   /** The arguments parsed (from `tool/call`, else the model's JSON text), or undefined. */
   readonly args: unknown

@@ -4,8 +4,8 @@
  * `tool/result`, the turn's end) update its item in place, where the model asked for it.
  */
 import type { EventDto, EventDtoOf } from '../../../../protocol/contract'
-import { assistantParts } from '../../state/event-selectors'
-import type { CallEvent } from '../../state/event-selectors'
+import { assistantParts, callKey, placeOf } from '../../state/event-selectors'
+import type { CallEvent, CallPlace } from '../../state/event-selectors'
 import { stabilizeItems, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './items'
 import type { ChatItem, ToolCallView, ToolStatus, Usage } from './items'
 import { num } from './read-json'
@@ -69,7 +69,7 @@ export class ChatProjection {
 /** One pass over the log, keeping what later events update (calls, turns, checkpoints). */
 class ItemBuilder {
   private readonly items: ChatItem[] = []
-  /** Calls changed since the last `finish`: their items are re-snapshotted then. */
+  /** Calls (by `callKey`) changed since the last `finish`: their items are re-snapshotted then. */
   private readonly dirty = new Set<string>()
   private readonly calls = new Map<string, { index: number; call: MutableCall; rev: number }>()
   /** Calls without a result yet: what a turn's end closes (kept small, unlike `calls`). */
@@ -154,8 +154,8 @@ class ItemBuilder {
       }
       case 'process/started': {
         // Only a call already on screen: a process record never makes a card of its own.
-        const { callId, sandboxed } = event.data
-        if (this.calls.has(callId)) {
+        const { sandboxed } = event.data
+        if (this.calls.has(callKey(placeOf(event)))) {
           this.updateCall(event, (call) => {
             call.sandboxed = sandboxed
           })
@@ -174,7 +174,7 @@ class ItemBuilder {
       case 'tool/result': {
         const { data } = event
         this.updateCall(event, (call) => applyResult(call, data, event.at))
-        this.openCalls.delete(data.callId)
+        this.openCalls.delete(callKey(placeOf(event)))
         return
       }
     }
@@ -182,8 +182,8 @@ class ItemBuilder {
 
   /** The items now, as a new array; a call's item is a snapshot, never the mutable call. */
   finish(): ChatItem[] {
-    for (const callId of this.dirty) {
-      const entry = this.calls.get(callId)
+    for (const key of this.dirty) {
+      const entry = this.calls.get(key)
       const item = entry === undefined ? undefined : this.items[entry.index]
       if (entry && item?.kind === 'tool') {
         this.items[entry.index] = { ...item, rev: entry.rev, call: { ...entry.call } }
@@ -218,20 +218,24 @@ class ItemBuilder {
     }
     const textFormat = data.textCalls?.format
     for (const block of calls) {
-      this.addCall(event, block.callId, block.name, block.args, parseArgs(block.args), textFormat)
+      const place = { turn: event.turn, step: event.step, callId: block.callId }
+      this.addCall(event, place, block.name, block.args, parseArgs(block.args), textFormat)
     }
   }
 
   private addCall(
     event: EventDto,
-    callId: string,
+    place: CallPlace,
     name: string,
     argsText: string,
     args: unknown,
     textFormat?: string,
   ) {
+    const key = callKey(place)
     const call: MutableCall = {
-      callId,
+      key,
+      callId: place.callId,
+      step: place.step,
       name,
       args,
       argsText,
@@ -239,12 +243,12 @@ class ItemBuilder {
       metadata: {},
       ...(textFormat === undefined ? {} : { textFormat }),
     }
-    this.calls.set(callId, { index: this.items.length, call, rev: event.seq })
-    this.openCalls.add(callId)
-    this.dirty.add(callId)
+    this.calls.set(key, { index: this.items.length, call, rev: event.seq })
+    this.openCalls.add(key)
+    this.dirty.add(key)
     const item: ToolItem = {
       kind: 'tool',
-      key: `tool-${callId}-${event.seq}`,
+      key: `tool-${place.callId}-${event.seq}`,
       seq: event.seq,
       turn: event.turn,
       rev: event.seq,
@@ -255,32 +259,33 @@ class ItemBuilder {
 
   /** Applies `change` to the call the event names; a call the log never announced gets a card. */
   private updateCall(event: CallEvent, change: (call: MutableCall) => void): void {
-    const { callId } = event.data
-    if (!this.calls.has(callId)) {
+    const place = placeOf(event)
+    const key = callKey(place)
+    if (!this.calls.has(key)) {
       const { name, args } = unannouncedCall(event)
-      this.addCall(event, callId, name, '', args)
+      this.addCall(event, place, name, '', args)
     }
-    const entry = this.calls.get(callId)
+    const entry = this.calls.get(key)
     if (!entry) return
     change(entry.call)
     entry.rev = event.seq
-    this.dirty.add(callId)
+    this.dirty.add(key)
   }
 
   /** A turn's footer, and calls it left without a result are closed as the turn ended. */
   private endTurn(event: EventDtoOf<'turn/end'>): void {
     const { reason } = event.data
-    for (const callId of this.openCalls) {
-      const entry = this.calls.get(callId)
+    for (const key of this.openCalls) {
+      const entry = this.calls.get(key)
       if (!entry || this.items[entry.index]?.turn !== event.turn) continue
-      this.openCalls.delete(callId)
+      this.openCalls.delete(key)
       const { call } = entry
       if (call.status === 'running') call.status = 'interrupted'
       else if (call.status === 'queued' || call.status === 'awaiting-approval') {
         call.status = 'not-started'
       } else continue
       entry.rev = event.seq
-      this.dirty.add(callId)
+      this.dirty.add(key)
     }
     const startAt = this.turnStartAt.get(event.turn)
     this.items.push({

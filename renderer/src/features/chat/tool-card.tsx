@@ -33,7 +33,7 @@ export const ToolCard = memo(function ToolCard({
 }: ToolCardProps) {
   const status: ToolStatus = pending ? 'awaiting-approval' : call.status
   const [isOpen, setOpen] = useRowState(
-    `open:${call.callId}`,
+    `open:${call.key}`,
     !(QUIET_TOOLS.has(call.name) && status === 'done'),
     isBoolean,
   )

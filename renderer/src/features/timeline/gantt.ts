@@ -9,11 +9,12 @@
  * their `at`s are equal. The clock only places the bars on the axis.
  */
 import type { EventDto } from '../../../../protocol/contract'
+import { callKey, placeOf } from '../../state/event-selectors'
 
 export type BarKind = 'request' | 'tool'
 
 export interface GanttBar {
-  /** `request:<seq>` or `tool:<callId>`. */
+  /** `request:<seq>` or `tool:<callKey>` (turn.step.callId: ids repeat from step to step). */
   readonly id: string
   readonly kind: BarKind
   /** The request's model, or the tool's name. */
@@ -98,9 +99,10 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
         break
       }
       case 'tool/call': {
-        const { callId, name } = event.data
+        const { name } = event.data
+        const call = callKey(placeOf(event))
         const bar: OpenBar = {
-          id: `tool:${callId}`,
+          id: `tool:${call}`,
           kind: 'tool',
           label: name,
           turn: event.turn,
@@ -108,16 +110,16 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
           start: event.at,
           startSeq: event.seq,
         }
-        openCalls.set(callId, bar)
+        openCalls.set(call, bar)
         bars.push(bar)
         break
       }
       case 'tool/result': {
-        const { callId, ok } = event.data
-        const bar = openCalls.get(callId)
+        const call = callKey(placeOf(event))
+        const bar = openCalls.get(call)
         if (bar) {
-          Object.assign(bar, { end: event.at, endSeq: event.seq, ok })
-          openCalls.delete(callId)
+          Object.assign(bar, { end: event.at, endSeq: event.seq, ok: event.data.ok })
+          openCalls.delete(call)
         }
         break
       }
