@@ -358,6 +358,18 @@ export const methods = {
     params: z.object({ sessionId: Id, title: z.string().max(200) }).strict(),
     result: SessionSummary,
   },
+  'session/setModel': {
+    description:
+      "Switches the session's model, logged as `session/model`: the next turn's requests use it (a running turn keeps its model).",
+    params: z
+      .object({
+        sessionId: Id,
+        endpointId: Id.optional(),
+        model: z.string().min(1).max(500),
+      })
+      .strict(),
+    result: SessionSummary,
+  },
   'session/delete': {
     description: 'Moves a session (and not its forks) to the trash; `session/restore` undoes it.',
     params: z.object({ sessionId: Id }).strict(),
@@ -599,6 +611,7 @@ export type ResultOf<M extends MethodName> = z.output<Methods[M]['result']>
 export const FORWARDED_EVENT_TYPES = [
   'session/created',
   'session/title',
+  'session/model',
   'inbox/queued',
   'inbox/claimed',
   'turn/start',

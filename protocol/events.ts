@@ -216,7 +216,23 @@ export const eventData = {
     endpoint: z.string().optional(),
     parent: z.object({ sessionId: SessionId, atSeq: z.number().int().nonnegative() }).optional(),
   }),
-  'session/title': z.object({ title: z.string().max(500) }),
+  /**
+   * `source`: who named it. `user` (a rename; the default, which older events read as) sticks:
+   * `words` (the first words of the first message) and `auto` (the model's short title, asked in
+   * the background after the first answered turn) never replace it.
+   */
+  'session/title': z.object({
+    title: z.string().max(500),
+    source: z.enum(['user', 'words', 'auto']).default('user'),
+  }),
+  /**
+   * The user switched the session's model: requests from the next turn on go to this endpoint
+   * and model (a turn already running keeps the model it started with).
+   */
+  'session/model': z.object({
+    endpointId: z.string().min(1).max(200).optional(),
+    model: z.string().min(1).max(500),
+  }),
   'inbox/queued': z.object({
     requestId: z.string().min(1).max(200),
     message: z.string(),

@@ -5,6 +5,7 @@ import type { Agent, TurnOutcome } from '../core/loop/agent.js'
 import type { Store } from '../core/store/index.js'
 import type { ApprovalMode, ApprovalRule } from '../core/tools/approvals.js'
 import { sessionProjectDir, setupAgent } from '../core/host/runtime/agent-setup.js'
+import { watchTitles } from '../core/host/runtime/titles.js'
 import type { AgentSetup } from '../core/host/runtime/agent-setup.js'
 import { updateConfig } from '../core/host/settings/config.js'
 import type { Config } from '../core/host/settings/config.js'
@@ -51,7 +52,6 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       ? Session.create(opts.store, {
           projectDir: realpathSync(opts.projectDir),
           model: connection.model,
-          title: opts.prompt.slice(0, 80),
         })
       : Session.open(opts.store, opts.sessionId, { endLeftoverProcess })
   // A continued session keeps the folder it was created for, whatever --project says.
@@ -63,6 +63,8 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   if (!opts.json) opts.err(`session ${session.id}\n`)
   const printer = terminalPrinter(opts)
   const stopEvents = session.subscribe((event) => printer.event(session.id, event))
+  // The first words of its first message (the model is not asked for a title here).
+  const stopTitles = watchTitles(session, { store: opts.store })
   let setup: AgentSetup
   try {
     setup = await setupAgent({
@@ -87,6 +89,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     })
   } catch (error) {
     asker?.close()
+    stopTitles()
     stopEvents()
     session.close()
     throw error
@@ -109,6 +112,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     stopSignals()
     asker?.close()
     stopDeltas()
+    stopTitles()
     stopEvents()
     setup.dispose()
     session.close()

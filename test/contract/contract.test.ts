@@ -101,6 +101,10 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     result: { session, pendingApprovals: [approval], contextWindow: 32768 },
   },
   'session/rename': { params: { sessionId: 's1', title: 'Fix the parser' }, result: session },
+  'session/setModel': {
+    params: { sessionId: 's1', endpointId: 'local', model: 'qwen3:8b' },
+    result: { ...session, model: 'qwen3:8b' },
+  },
   'session/delete': { params: { sessionId: 's1' }, result: { ...session, deletedAt: 5 } },
   'session/restore': { params: { sessionId: 's1' }, result: session },
   'session/tree': {

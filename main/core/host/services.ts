@@ -82,6 +82,11 @@ export interface RuntimeService {
   contextWindow(sessionId: string): number | undefined
   /** How the session talks to its model, once the runtime has resolved it. */
   profile(sessionId: string): ModelProfileView | undefined
+  /**
+   * Logs a switch of the session's model (`session/model`), durably. An idle agent is built again
+   * for the next turn; a running turn keeps its model, and the next turn uses the new one.
+   */
+  switchModel(sessionId: string, ref: { readonly endpointId?: string; readonly model: string }): Promise<void>
   /** Cancels every turn, closes every agent and session. */
   close(): Promise<void>
 }
@@ -113,6 +118,7 @@ export type SessionMethods =
   | 'session/create'
   | 'session/get'
   | 'session/rename'
+  | 'session/setModel'
   | 'session/delete'
   | 'session/restore'
   | 'session/tree'

@@ -42,7 +42,8 @@ export function forkSession(
       parentId,
       forkSeq: atSeq,
       projectDir: parent.projectDir,
-      title: opts.title ?? parent.title,
+      // Its own title comes from its own first message (host/runtime/titles.ts), not the parent's.
+      title: opts.title ?? null,
       createdAt: at,
     })
     if (rows.length > 0) store.appendEvents(id, rows, { messages: 0, at })

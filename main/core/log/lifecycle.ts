@@ -206,6 +206,7 @@ export class Lifecycle {
       }
       case 'session/created':
       case 'session/title':
+      case 'session/model':
       case 'inbox/queued':
       case 'inbox/claimed':
       case 'request/header':

@@ -31,7 +31,9 @@ export function summarizeEvent(event: LogEvent): string {
     case 'session/created':
       return `project ${event.data.projectDir}${event.data.model ? `, model ${event.data.model}` : ''}`
     case 'session/title':
-      return clip(event.data.title)
+      return `${clip(event.data.title)}${event.data.source === 'user' ? '' : ` (${event.data.source})`}`
+    case 'session/model':
+      return `${event.data.endpointId ? `${event.data.endpointId} ` : ''}${event.data.model}`
     case 'inbox/queued':
       return `${event.data.requestId}: ${clip(event.data.message, 60)}`
     case 'inbox/claimed':

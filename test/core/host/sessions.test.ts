@@ -292,6 +292,7 @@ describe('session/create, get, rename, delete, restore', () => {
       pendingApprovals: () => [],
       contextWindow: () => undefined,
       profile: () => undefined,
+      switchModel: () => Promise.resolve(),
       close: () => Promise.resolve(),
     }
     const settings: SettingsService = {

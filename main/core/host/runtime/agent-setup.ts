@@ -134,8 +134,19 @@ export function sessionProjectDir(session: Session): string | undefined {
   return created?.type === 'session/created' ? created.data.projectDir : undefined
 }
 
-/** The endpoint and model the session was created with, as `session/created` recorded them. */
+/**
+ * The endpoint and model of the session's next turn: the last `session/model` switch, else what
+ * `session/created` recorded.
+ */
 export function sessionModelRef(session: Session): { endpointId?: string; model?: string } {
+  for (let seq = session.length - 1; seq > 0; seq--) {
+    const event = session.event(seq)
+    if (event?.type !== 'session/model') continue
+    return {
+      ...(event.data.endpointId === undefined ? {} : { endpointId: event.data.endpointId }),
+      model: event.data.model,
+    }
+  }
   const created = session.event(0)
   if (created?.type !== 'session/created') return {}
   return {

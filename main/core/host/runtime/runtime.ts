@@ -27,6 +27,7 @@ import type {
   SettingsService,
 } from '../services.js'
 import { AgentUnavailable, recordCancelledStart, recordFailedStart } from './turn-start.js'
+import { askTitle, watchTitles } from './titles.js'
 
 export interface RuntimeOptions {
   /** The environment tools get a scrubbed copy of; default `process.env`. */
@@ -47,6 +48,8 @@ interface Live {
   /** Sends waiting for the agent (resolving the model can take seconds), and cancels so far. */
   starting: number
   cancels: number
+  /** Stops titling the session (runtime/titles.ts) and abandons a title request in flight. */
+  stopTitles: () => void
 }
 
 interface LiveAgent {
@@ -56,6 +59,15 @@ interface LiveAgent {
   readonly config: Config
   /** The settings' revision it was built at (a probe since changes how the model is talked to). */
   readonly revision: number
+  /** The session's model choice it was built for: a `session/model` switch since rebuilds it. */
+  readonly ref: { readonly endpointId?: string; readonly model?: string }
+}
+
+function isSameModel(
+  a: { readonly endpointId?: string; readonly model?: string },
+  b: { readonly endpointId?: string; readonly model?: string },
+): boolean {
+  return a.endpointId === b.endpointId && a.model === b.model
 }
 
 /** Builds the runtime's service (for the other handler groups) and its contract handlers. */
@@ -72,6 +84,7 @@ export function createRuntime(
       pendingApprovals: (sessionId) => runtime.approvals.pending(sessionId),
       contextWindow: (sessionId) => runtime.sessions.peek(sessionId)?.built?.setup.window.tokens,
       profile: (sessionId) => runtime.profile(sessionId),
+      switchModel: (sessionId, ref) => runtime.switchModel(sessionId, ref),
       close: () => runtime.close(),
     },
     handlers: {
@@ -96,11 +109,22 @@ class Runtime {
     private readonly env: NodeJS.ProcessEnv,
   ) {
     this.notify = safeNotifier(ctx.notify)
-    this.sessions = new OpenSessions<Live>(ctx.store, this.notify, (session) => ({
-      session,
-      starting: 0,
-      cancels: 0,
-    }))
+    this.sessions = new OpenSessions<Live>(ctx.store, this.notify, (session) => {
+      const live: Live = { session, starting: 0, cancels: 0, stopTitles: () => {} }
+      live.stopTitles = watchTitles(session, {
+        store: ctx.store,
+        ask: (exchange, signal) => {
+          const model = live.built?.model
+          if (model === undefined) return Promise.resolve({ failure: 'no model yet' })
+          return askTitle(model.adapter, model.model, exchange, { signal })
+        },
+        onTitled: () => this.changed(session.id),
+        debug: (message) => {
+          if (env['BRIDLE_DEBUG']) console.debug(message)
+        },
+      })
+      return live
+    })
     this.approvals = new ApprovalBridge((request) => this.notify('approval/request', request))
   }
 
@@ -149,6 +173,21 @@ class Runtime {
     if (!sent.accepted) return duplicate
     this.startRun(live)
     return { accepted: true }
+  }
+
+  /** See RuntimeService.switchModel. */
+  async switchModel(
+    sessionId: string,
+    ref: { readonly endpointId?: string; readonly model: string },
+  ): Promise<void> {
+    this.checkOpen()
+    const live = this.sessions.get(sessionId).extra
+    live.session.append('session/model', {
+      ...(ref.endpointId === undefined ? {} : { endpointId: ref.endpointId }),
+      model: ref.model,
+    })
+    await live.session.flush()
+    if (!live.run && live.starting === 0) this.dropAgent(live)
   }
 
   /** How the session talks to its model, once its agent was built. */
@@ -242,6 +281,7 @@ class Runtime {
   async close(): Promise<void> {
     this.isClosing = true
     for (const live of this.sessions.values()) {
+      live.stopTitles()
       live.built?.setup.agent.interrupt()
       live.compaction?.controller.abort()
     }
@@ -266,7 +306,8 @@ class Runtime {
       !live.run &&
       (live.built.config !== this.settings.current() ||
         live.built.revision !== this.settings.revision() ||
-        live.built.model.isProvisional === true)
+        live.built.model.isProvisional === true ||
+        !isSameModel(live.built.ref, sessionModelRef(live.session)))
     ) {
       this.dropAgent(live)
     }
@@ -280,8 +321,9 @@ class Runtime {
   private async buildAgent(live: Live): Promise<LiveAgent> {
     const { session } = live
     let model: ModelChoice
+    const ref = sessionModelRef(session)
     try {
-      model = await this.settings.resolveModel(sessionModelRef(session))
+      model = await this.settings.resolveModel(ref)
     } catch (error) {
       throw AgentUnavailable.unresolved(error)
     }
@@ -319,6 +361,7 @@ class Runtime {
       model,
       config: this.settings.current(),
       revision: this.settings.revision(),
+      ref,
     }
     return live.built
   }
@@ -374,6 +417,7 @@ class Runtime {
         ? `The session stopped because its log could not be written: ${why}`
         : `The session stopped because of an internal error: ${why}`,
     })
+    live.stopTitles()
     this.dropAgent(live)
     this.sessions.close(sessionId)
     this.changed(sessionId)

@@ -82,6 +82,7 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
 
     'session/create': (params) => writes.create(params),
     'session/rename': ({ sessionId, title }) => writes.rename(sessionId, title),
+    'session/setModel': (params) => writes.setModel(params),
     'session/delete': ({ sessionId }) => writes.trash(sessionId),
     'session/restore': ({ sessionId }) => writes.restore(sessionId),
     'session/fork': ({ sessionId, atSeq, title }) => writes.fork(sessionId, atSeq, title),

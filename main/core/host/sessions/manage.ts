@@ -66,6 +66,17 @@ export class SessionWrites {
     return this.changed(sessionId)
   }
 
+  /** Switches the session's model for its next turn (RuntimeService.switchModel). */
+  async setModel(params: ParamsOf<'session/setModel'>): Promise<SessionSummary> {
+    this.summaries.row(params.sessionId)
+    await this.deps.runtime.switchModel(params.sessionId, {
+      ...(params.endpointId === undefined ? {} : { endpointId: params.endpointId }),
+      model: params.model,
+    })
+    this.summaries.setModel(params.sessionId, params.model)
+    return this.changed(params.sessionId)
+  }
+
   /** Moves a session (not its forks) to the trash; a running one is refused with CONFLICT. */
   trash(sessionId: string): SessionSummary {
     const row = this.summaries.row(sessionId)

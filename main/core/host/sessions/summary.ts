@@ -47,10 +47,27 @@ export class SessionSummaries {
     }
   }
 
-  /** `session/created`'s model (a fork reads its root's), or null when none was recorded. */
+  /** The model a `session/model` switch just logged (the cache would keep the old one). */
+  setModel(sessionId: string, model: string): void {
+    this.models.set(sessionId, model)
+  }
+
+  /**
+   * The session's last own `session/model` switch, else `session/created`'s model (a fork reads
+   * its root's), or null when none was recorded.
+   */
   private modelOf(sessionId: string): string | null {
     const cached = this.models.get(sessionId)
     if (cached !== undefined) return cached
+    const switched = this.store.lastSeqOfType(sessionId, 'session/model', Number.MAX_SAFE_INTEGER)
+    if (switched !== undefined) {
+      const [event] = this.store.readEvents(sessionId, { fromSeq: switched, toSeq: switched + 1 })
+      const model = event === undefined ? null : modelIn(event.data)
+      if (model !== null) {
+        this.models.set(sessionId, model)
+        return model
+      }
+    }
     const [first] = this.store.readEvents(sessionId, { fromSeq: 0, toSeq: 1 })
     // A session whose first event is not committed yet (or is not `session/created`) has no
     // model to show; not cached, so the next read finds it.
