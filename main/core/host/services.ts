@@ -86,7 +86,10 @@ export interface RuntimeService {
    * Logs a switch of the session's model (`session/model`), durably. An idle agent is built again
    * for the next turn; a running turn keeps its model, and the next turn uses the new one.
    */
-  switchModel(sessionId: string, ref: { readonly endpointId?: string; readonly model: string }): Promise<void>
+  switchModel(
+    sessionId: string,
+    ref: { readonly endpointId?: string; readonly model: string },
+  ): Promise<void>
   /** Cancels every turn, closes every agent and session. */
   close(): Promise<void>
 }

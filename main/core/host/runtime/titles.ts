@@ -174,7 +174,11 @@ export function watchTitles(session: Session, opts: TitleWatchOptions): () => vo
     if (event.seq < ownFrom) return
     if (event.type === 'session/title') {
       source = event.data.source
-    } else if (event.type === 'user/message' && event.data.kind === 'input' && source === undefined) {
+    } else if (
+      event.type === 'user/message' &&
+      event.data.kind === 'input' &&
+      source === undefined
+    ) {
       const title = wordsTitle(event.data.content)
       // Its own append, on a later tick: never part of the batch that carried the message.
       if (title !== undefined) setImmediate(() => void write(title, 'words'))
