@@ -207,9 +207,9 @@ describe('turn/send', () => {
     ).toBe('Thinking.')
     expect(deltas.every((d) => d.turn === 1 && d.step === 1)).toBe(true)
     // Started, each message (the user's, the answer's: the counts in the lists change), then
-    // stopped running.
-    await waitFor(() => heardOf('sessions/changed').length >= 4, 'four sessions/changed')
-    expect(heardOf('sessions/changed')).toEqual(Array(4).fill({ sessionIds: [sessionId] }))
+    // stopped running, and the two titles (the first words, then the model's).
+    await waitFor(() => heardOf('sessions/changed').length >= 6, 'six sessions/changed')
+    expect(heardOf('sessions/changed')).toEqual(Array(6).fill({ sessionIds: [sessionId] }))
   })
 
   it('accepts a requestId once', async () => {

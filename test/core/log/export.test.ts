@@ -105,7 +105,7 @@ describe('export', () => {
     expect(header).toMatchObject({
       format: 'bridle-session',
       version: 1,
-      session: { id: childId, title: 'Fix the build', projectDir: '/home/dev/project' },
+      session: { id: childId, title: null, projectDir: '/home/dev/project' },
       ancestry: [
         { sessionId: rootId, fromSeq: 0, toSeq: forkSeq },
         { sessionId: childId, fromSeq: forkSeq, toSeq: length },
@@ -146,7 +146,8 @@ describe('import', () => {
     expect(row).toMatchObject({
       parentId: null,
       forkSeq: null,
-      title: 'Fix the build',
+      // The fork's own title (none yet): a fork does not copy its parent's.
+      title: null,
       nextSeq: original.length,
     })
     expect(row?.ownEventCount).toBe(original.length)

@@ -151,7 +151,7 @@ describe('fork', () => {
     expect(store.getSession(childId)).toMatchObject({
       parentId: parent.id,
       forkSeq: forkAt,
-      title: 'parent',
+      title: null,
     })
     expect(store.listTree().map((s) => s.id)).toEqual(expect.arrayContaining([parent.id, childId]))
   })
