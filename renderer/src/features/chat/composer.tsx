@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import type { KeyboardEvent } from 'react'
+import type { KeyboardEvent, ReactNode } from 'react'
 import './chat.css'
 
 export interface ComposerProps {
@@ -9,6 +9,8 @@ export interface ComposerProps {
   readonly onStop: () => void
   /** Shown in the empty box; defaults to how to send. */
   readonly placeholder?: string
+  /** Controls shown beside the buttons (the model picker). */
+  readonly tools?: ReactNode
 }
 
 /**
@@ -18,7 +20,14 @@ export interface ComposerProps {
  * also stops; the shell binds it for the whole window (shell/shortcuts.ts), so it is not bound
  * here twice.
  */
-export function Composer({ isRunning, disabled, onSend, onStop, placeholder }: ComposerProps) {
+export function Composer({
+  isRunning,
+  disabled,
+  onSend,
+  onStop,
+  placeholder,
+  tools,
+}: ComposerProps) {
   const [text, setText] = useState('')
   const canSend = disabled !== true && text.trim() !== ''
   const send = () => {
@@ -56,6 +65,7 @@ export function Composer({ isRunning, disabled, onSend, onStop, placeholder }: C
         onKeyDown={onKeyDown}
       />
       <div className="composer-actions">
+        {tools}
         {isRunning && (
           <button type="button" className="danger" onClick={onStop} title="Stop the turn (Escape)">
             Stop

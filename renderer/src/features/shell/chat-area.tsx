@@ -1,4 +1,5 @@
 import { ChatPanel, Composer } from '../chat'
+import { ModelPicker } from '../chat/model-picker'
 import { FirstRun } from '../first-run'
 import { useShell, useShellContext } from '../../state/shell-context'
 import { ForkBanner } from './fork-banner'
@@ -62,6 +63,16 @@ export function ChatArea() {
             disabled={projectDir === undefined}
             onSend={(text) => void send(text)}
             onStop={() => void stop()}
+            tools={
+              props && (
+                <ModelPicker
+                  api={api}
+                  sessionId={props.feed.session.id}
+                  model={props.feed.session.model}
+                  endpointId={props.feed.profile?.endpointId}
+                />
+              )
+            }
           />
         )}
       </div>

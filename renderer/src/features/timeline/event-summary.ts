@@ -55,6 +55,8 @@ export function summarizeEvent(e: EventPayload): string {
     }
     case 'session/title':
       return clip(e.data.title)
+    case 'session/model':
+      return `model switched to ${e.data.model}${e.data.endpointId ? ` on ${e.data.endpointId}` : ''}`
     case 'inbox/queued':
       return `${e.data.requestId}: ${clip(e.data.message, 60)}`
     case 'inbox/claimed':
