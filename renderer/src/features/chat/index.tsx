@@ -4,4 +4,5 @@
  */
 export { ChatPanel } from './chat-panel'
 export { Composer } from './composer'
+export { ModelPicker } from './model-picker'
 export type { ComposerProps } from './composer'

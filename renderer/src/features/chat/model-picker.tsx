@@ -2,8 +2,7 @@ import * as Select from '@radix-ui/react-select'
 import { Check, ChevronDown } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import type { BridleApi, ModelInfo } from '../../../../protocol/contract'
-import { withDefaults } from '../settings/config-edit'
-import { contextWindowText, toolSupportText } from '../settings/words'
+import { contextWindowText, toolSupportText, withDefaults } from '../settings'
 import './model-picker.css'
 
 export interface ModelPickerProps {
@@ -139,7 +138,7 @@ function factsOf({ endpointId, model }: Choice): string {
 function useChoices(api: BridleApi): readonly Choice[] {
   const [choices, setChoices] = useState<readonly Choice[]>([])
   useEffect(() => {
-    let isCurrent = true
+    const state = { isCurrent: true }
     void (async () => {
       const listed = await api.call('endpoint/list', {})
       if (!listed.ok) return
@@ -151,10 +150,10 @@ function useChoices(api: BridleApi): readonly Choice[] {
             : []
         }),
       )
-      if (isCurrent) setChoices(all.flat())
+      if (state.isCurrent) setChoices(all.flat())
     })()
     return () => {
-      isCurrent = false
+      state.isCurrent = false
     }
   }, [api])
   return choices

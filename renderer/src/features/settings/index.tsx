@@ -62,7 +62,13 @@ export function SettingsPanel({ api, projectDir }: SettingsPanelProps) {
 // What other features use of settings, on purpose: first run sets up an endpoint with the same
 // forms and edits, and the chat shows a model's capability card in the settings' words.
 export { CapabilityCard } from './capability-card'
-export { endpointIdWithUrl, withDefaultEndpoint, withDiscoveredServer } from './config-edit'
+export {
+  endpointIdWithUrl,
+  withDefaultEndpoint,
+  withDefaults,
+  withDiscoveredServer,
+} from './config-edit'
+export { contextWindowText, toolSupportText } from './words'
 export type { EndpointDraft } from './config-edit'
 export { DiscoveredServers } from './discovered-servers'
 export { Field, FormErrors } from './field'

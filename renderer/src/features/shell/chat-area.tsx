@@ -1,5 +1,4 @@
-import { ChatPanel, Composer } from '../chat'
-import { ModelPicker } from '../chat/model-picker'
+import { ChatPanel, Composer, ModelPicker } from '../chat'
 import { FirstRun } from '../first-run'
 import { useShell, useShellContext } from '../../state/shell-context'
 import { ForkBanner } from './fork-banner'
