@@ -168,8 +168,9 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     },
 
     async send(text) {
-      // A first message starts a session, named after it so the tree is readable at once.
-      const sessionId = get().feed?.sessionId ?? (await get().createSession(titleFrom(text)))
+      // A first message starts a session; the host titles it from its first words (not as a
+      // rename, which would keep the model's title from replacing them).
+      const sessionId = get().feed?.sessionId ?? (await get().createSession())
       if (sessionId === undefined) return
       const result = await call('turn/send', { sessionId, requestId: crypto.randomUUID(), text })
       if (!result.ok) return fail('Could not send the message', result.error)
