@@ -53,9 +53,7 @@ test('the model picker switches the next request to the chosen model', async ({ 
   expect(models).toEqual(['scripted', 'bigger-model'])
 
   // The switch is in the timeline.
-  await page
-    .getByRole('button', { name: /Timeline|Inspector/ })
-    .first()
-    .click()
-  await expect(page.getByText('model switched to bigger-model', { exact: false })).toBeVisible()
+  await page.getByRole('tab', { name: 'Timeline' }).click()
+  const timeline = page.getByRole('region', { name: 'Timeline' })
+  await expect(timeline.getByText(/model switched to bigger-model/)).toBeVisible()
 })
