@@ -45,7 +45,8 @@ test('arrows move, fold and open; Delete trashes; the trash restores', async ({ 
   const forks = tree.getByRole('list', { name: 'Forks of Beta' })
   await expect(forks).toBeVisible()
   const fork = forks.getByRole('button', { name: /fork at #\d+/ })
-  const other = row(/^Untitled session/)
+  // Titled from its first message (issue 17), no longer "Untitled session".
+  const other = row(/^Alpha/)
 
   // One stop for Tab in the tree: the open session (the fork).
   await expect(fork).toHaveAttribute('tabindex', '0')

@@ -76,7 +76,8 @@ test('send, answer, second session, fork as a branch with its origin, parent unc
   // The fork goes on alone; the parent does not see it.
   await send(page, 'Only in the fork')
   await expect(chat).toContainText('An answer only the fork has.')
-  await expect(branch.getByRole('button', { name: /fork at/ })).not.toContainText(
+  // The fork is titled from its own first message, not the parent's title.
+  await expect(branch.getByRole('button', { name: /fork at #/ })).not.toContainText(
     parentMeta.split(' · ')[0] ?? '',
   )
   await page.screenshot({ path: 'test-results/fork.png' })
