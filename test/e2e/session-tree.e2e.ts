@@ -85,11 +85,9 @@ test('arrows move, fold and open; Delete trashes; the trash restores', async ({ 
   await expect(other).toHaveCount(0)
   const trash = sidebar.getByRole('region', { name: 'Trash' })
   await trash.getByRole('button', { name: /Trash \(1\)/ }).click()
-  await expect(trash.getByRole('list', { name: 'Trashed sessions' })).toContainText(
-    'Untitled session',
-  )
+  await expect(trash.getByRole('list', { name: 'Trashed sessions' })).toContainText('Alpha')
   await page.screenshot({ path: 'test-results/session-tree.png' })
-  await trash.getByRole('button', { name: 'Restore Untitled session' }).click()
+  await trash.getByRole('button', { name: 'Restore Alpha' }).click()
   await expect(other).toBeVisible()
   await expect(trash).toHaveCount(0)
 })
