@@ -72,7 +72,18 @@ export function toWireMessage(
     case 'system':
       return { role: 'system', content: message.content }
     case 'user':
-      return { role: 'user', content: message.content }
+      if (message.images === undefined) return { role: 'user', content: message.content }
+      // Images as content parts after the text (files are in the text already).
+      return {
+        role: 'user',
+        content: [
+          { type: 'text', text: message.content },
+          ...message.images.map((image) => ({
+            type: 'image_url' as const,
+            image_url: { url: `data:${image.mime};base64,${image.data}` },
+          })),
+        ],
+      }
     case 'tool':
       return { role: 'tool', tool_call_id: message.callId, content: message.content }
     case 'assistant': {

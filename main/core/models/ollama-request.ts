@@ -21,6 +21,7 @@ interface OllamaMessage {
   content: string
   tool_calls?: { function: { name: string; arguments: Record<string, unknown> } }[]
   tool_name?: string
+  images?: string[]
 }
 
 export function toOllamaChatBody(request: ModelRequest): Record<string, unknown> {
@@ -63,8 +64,16 @@ function nativeMessages(messages: readonly Message[]): OllamaMessage[] {
   return messages.map((message): OllamaMessage => {
     switch (message.role) {
       case 'system':
-      case 'user':
         return { role: message.role, content: message.content }
+      case 'user':
+        // Ollama's native API takes a message's images as bare base64 next to its text.
+        return {
+          role: message.role,
+          content: message.content,
+          ...(message.images === undefined
+            ? {}
+            : { images: message.images.map((image) => image.data) }),
+        }
       case 'tool': {
         const name = names.get(message.callId)
         return {
