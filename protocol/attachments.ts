@@ -55,7 +55,8 @@ export const AttachmentInput = z.discriminatedUnion('kind', [
 export type AttachmentInput = z.infer<typeof AttachmentInput>
 
 /** Model names that accept images, where the server does not say (LLaVA, Qwen-VL, GPT-4o, ...). */
-const VISION_NAME = /llava|bakllava|moondream|minicpm-v|[-_.:]vl\b|-vl[-_.:]|vision|gpt-4o|gpt-4\.1|gpt-5|pixtral|gemma-?3|llama-?4|claude-3|claude-(sonnet|opus|haiku)/i
+const VISION_NAME =
+  /llava|bakllava|moondream|minicpm-v|[-_.:]vl\b|-vl[-_.:]|vision|gpt-4o|gpt-4\.1|gpt-5|pixtral|gemma-?3|llama-?4|claude-3|claude-(sonnet|opus|haiku)/i
 
 /**
  * Whether `model` accepts images: the per-model setting where the user gave one, else a guess

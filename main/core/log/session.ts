@@ -437,9 +437,7 @@ export class Session {
         this.inbox.set(requestId, {
           seq: event.seq,
           message: event.data.message,
-          ...(event.data.attachments === undefined
-            ? {}
-            : { attachments: event.data.attachments }),
+          ...(event.data.attachments === undefined ? {} : { attachments: event.data.attachments }),
           wake: event.data.wake,
           isClaimed: false,
         })

@@ -50,8 +50,7 @@ export interface PreStepInput {
 
 /** A message the step logs: its text, or its text with the files and images sent with it. */
 export type StepMessage =
-  | string
-  | { readonly content: string; readonly attachments?: readonly Attachment[] }
+  string | { readonly content: string; readonly attachments?: readonly Attachment[] }
 
 export type PreStepDecision =
   | { readonly action: 'continue'; readonly messages: readonly StepMessage[] }
@@ -350,7 +349,9 @@ export class Agent {
     const pass = (i: PreStepInput): PreStepDecision => ({
       action: 'continue',
       messages: i.claimed.map((c) =>
-        c.attachments === undefined ? c.message : { content: c.message, attachments: c.attachments },
+        c.attachments === undefined
+          ? c.message
+          : { content: c.message, attachments: c.attachments },
       ),
     })
     const decision = this.opts.kernel

@@ -39,7 +39,9 @@ export async function readAttachments(
     if (input.kind === 'image') {
       const bytes = Buffer.from(input.data, 'base64').length
       if (bytes > MAX_IMAGE_ATTACHMENT_BYTES) {
-        throw refused(`an image is ${mb(bytes)}; images can be at most ${mb(MAX_IMAGE_ATTACHMENT_BYTES)}`)
+        throw refused(
+          `an image is ${mb(bytes)}; images can be at most ${mb(MAX_IMAGE_ATTACHMENT_BYTES)}`,
+        )
       }
       out.push({ kind: 'image', mime: input.mime, data: input.data })
     } else {
