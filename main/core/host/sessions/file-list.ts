@@ -45,7 +45,7 @@ async function listFiles(projectDir: string): Promise<Listing> {
   }
   const paths: string[] = []
   const signal = AbortSignal.timeout(LIST_TIME_LIMIT_MS)
-  let isComplete = true
+  let isComplete: boolean
   try {
     const walk = await walkProject(
       {
