@@ -596,8 +596,11 @@ export const methods = {
   },
   'project/files': {
     description:
-      "The session's project files for `@` completion: paths relative to the folder, sorted, without .git, node_modules, ignored paths or anything a symlink leads out of the folder to. Capped in count and time (`isComplete` false when cut short).",
-    params: z.object({ sessionId: Id }).strict(),
+      "The project files for `@` completion (the session's project, or before a session exists the project folder open in the sidebar): paths relative to the folder, sorted, without .git, node_modules, ignored paths or anything a symlink leads out of the folder to. Capped in count and time (`isComplete` false when cut short).",
+    params: z.union([
+      z.object({ sessionId: Id }).strict(),
+      z.object({ projectDir: z.string().min(1).max(4096) }).strict(),
+    ]),
     result: z.object({ paths: z.array(z.string()), isComplete: z.boolean() }),
   },
 } as const satisfies Record<string, MethodSpec>

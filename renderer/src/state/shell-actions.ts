@@ -167,15 +167,27 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
       await get().openSession(result.value.id)
     },
 
-    async send(text) {
+    async send(text, attachments) {
       // A first message starts a session, named after it so the tree is readable at once.
       const sessionId = get().feed?.sessionId ?? (await get().createSession(titleFrom(text)))
-      if (sessionId === undefined) return
-      const result = await call('turn/send', { sessionId, requestId: crypto.randomUUID(), text })
-      if (!result.ok) return fail('Could not send the message', result.error)
+      if (sessionId === undefined) return false
+      const result = await call('turn/send', {
+        sessionId,
+        requestId: crypto.randomUUID(),
+        text,
+        ...(attachments === undefined || attachments.length === 0
+          ? {}
+          : { attachments: [...attachments] }),
+      })
+      if (!result.ok) {
+        fail('Could not send the message', result.error)
+        return false
+      }
       if (!result.value.accepted) {
         set({ notice: `The message was not sent: ${result.value.reason ?? 'refused'}` })
       }
+      // Not accepted still means logged (the turn says why): only a refused call gave nothing back.
+      return true
     },
 
     async stop() {

@@ -99,7 +99,12 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
     'workspace/diff': ({ sessionId, turn }) => workspaceDiff(diffs, summaries.row(sessionId), turn),
     'project/files-exist': ({ sessionId, paths }) =>
       filesExist(summaries.row(sessionId).projectDir, paths),
-    'project/files': ({ sessionId }) => lister.list(summaries.row(sessionId).projectDir),
+    'project/files': (params) =>
+      lister.list(
+        'sessionId' in params
+          ? summaries.row(params.sessionId).projectDir
+          : resolveProjectDir(params.projectDir),
+      ),
   }
   return withErrorCodes(handlers)
 }
