@@ -5,3 +5,4 @@
 export { ChatPanel } from './chat-panel'
 export { Composer } from './composer'
 export type { ComposerProps } from './composer'
+export { useProjectFiles } from './attach/use-project-files'
