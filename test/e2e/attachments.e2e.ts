@@ -12,6 +12,17 @@ import { chatRequests } from '../fixtures/model-server/server'
 
 let app: AppUnderTest
 
+/** The page's clipboard constructors, typed for the one paste this test makes. */
+interface PasteGlobals {
+  atob(data: string): string
+  DataTransfer: new () => { items: { add(file: unknown): void } }
+  File: new (parts: Uint8Array[], name: string, options: { type: string }) => unknown
+  ClipboardEvent: new (
+    type: string,
+    init: { clipboardData: unknown; bubbles: boolean; cancelable: boolean },
+  ) => unknown
+}
+
 /** One pixel of PNG. */
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
@@ -91,12 +102,17 @@ test('an image pasted for a model that does not take images is refused with a se
   const box = page.getByRole('textbox', { name: 'Message' })
   await box.fill('What is in this picture?')
   await box.evaluate((element, data) => {
-    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0))
-    const transfer = new DataTransfer()
-    transfer.items.add(new File([bytes], 'pixel.png', { type: 'image/png' }))
-    element.dispatchEvent(
-      new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }),
-    )
+    // Page-side: the browser's clipboard types (the Node tsconfig has no DOM lib).
+    const w = globalThis as unknown as PasteGlobals
+    const bytes = Uint8Array.from(w.atob(data), (c) => c.charCodeAt(0))
+    const transfer = new w.DataTransfer()
+    transfer.items.add(new w.File([bytes], 'pixel.png', { type: 'image/png' }))
+    const paste = new w.ClipboardEvent('paste', {
+      clipboardData: transfer,
+      bubbles: true,
+      cancelable: true,
+    })
+    ;(element as unknown as { dispatchEvent(event: unknown): boolean }).dispatchEvent(paste)
   }, PNG)
   await expect(page.getByRole('button', { name: 'Remove pixel.png' })).toBeVisible()
 
