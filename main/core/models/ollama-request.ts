@@ -40,7 +40,9 @@ export function toOllamaChatBody(request: ModelRequest): Record<string, unknown>
   return {
     model: request.model,
     messages: isText
-      ? textModeMessages(request.messages, request.tools)
+      ? textModeMessages(request.messages, request.tools).map(({ images, ...message }) =>
+          images === undefined ? message : { ...message, images: images.map((i) => i.data) },
+        )
       : nativeMessages(request.messages),
     ...(!hasTools || isText
       ? {}
