@@ -8,6 +8,7 @@
  * message. This module is pure zod: it is imported by main, preload and renderer alike.
  */
 import { z } from 'zod'
+import { AttachmentInput, MAX_ATTACHMENTS } from './attachments.js'
 import { LogEvent } from './events.js'
 import type { EventType, LogEvent as LogEventValue, LogEventOf } from './events.js'
 import { ProbeReport } from './probe-report.js'
@@ -36,6 +37,8 @@ export const ErrorCode = z.enum([
   'CONFLICT',
   /** The action needs something this transport cannot do (a folder picker in serve mode). */
   'UNSUPPORTED',
+  /** An attachment was refused (too large, binary, too many, or images for a model without vision). */
+  'ATTACHMENT_REFUSED',
   /** A model endpoint failed; the message says what and what to do. */
   'ENDPOINT_FAILED',
   /** A plugin named in config.json could not load; the message names the file and the fix. */
@@ -453,7 +456,13 @@ export const methods = {
     description:
       'Queues user input: starts a turn, or steers the running one at its next step. A repeated requestId is accepted once.',
     params: z
-      .object({ sessionId: Id, requestId: Id, text: z.string().min(1).max(200_000) })
+      .object({
+        sessionId: Id,
+        requestId: Id,
+        text: z.string().min(1).max(200_000),
+        /** Files (read by the host now) and images to send with the text. */
+        attachments: z.array(AttachmentInput).max(MAX_ATTACHMENTS).optional(),
+      })
       .strict(),
     result: z.object({ accepted: z.boolean(), reason: z.string().optional() }),
   },
@@ -597,6 +606,15 @@ export const methods = {
     /** One answer per path, in order. */
     result: z.object({ exists: z.array(z.boolean()) }),
   },
+  'project/files': {
+    description:
+      "The project files for `@` completion (the session's project, or before a session exists the project folder open in the sidebar): paths relative to the folder, sorted, without .git, node_modules, ignored paths or anything a symlink leads out of the folder to. Capped in count and time (`isComplete` false when cut short).",
+    params: z.union([
+      z.object({ sessionId: Id }).strict(),
+      z.object({ projectDir: z.string().min(1).max(4096) }).strict(),
+    ]),
+    result: z.object({ paths: z.array(z.string()), isComplete: z.boolean() }),
+  },
 } as const satisfies Record<string, MethodSpec>
 
 export type Methods = typeof methods
@@ -677,8 +695,11 @@ export type NotificationOf<T extends TopicName> = z.output<Notifications[T]>
 export const isMethodName = (name: string): name is MethodName => Object.hasOwn(methods, name)
 export const isTopicName = (name: string): name is TopicName => Object.hasOwn(notifications, name)
 
-/** Calls larger than this are refused before parsing, on both transports. */
-export const MAX_PAYLOAD_BYTES = 1024 * 1024
+/**
+ * Calls larger than this are refused before parsing, on both transports. Room for a message's
+ * images (MAX_ATTACHMENTS of MAX_IMAGE_ATTACHMENT_BYTES, base64 adds a third) and its text.
+ */
+export const MAX_PAYLOAD_BYTES = 48 * 1024 * 1024
 
 /** The IPC channels of the Electron transport: one for calls, one for notifications. */
 export const IPC_CALL_CHANNEL = 'bridle:call'

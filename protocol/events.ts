@@ -4,6 +4,7 @@
  * parsed with these schemas, so an invalid or unknown row is found, never skipped.
  */
 import { z } from 'zod'
+import { Attachment, MAX_ATTACHMENTS } from './attachments.js'
 
 export const SessionId = z.string().min(1).max(64).brand<'SessionId'>()
 export type SessionId = z.infer<typeof SessionId>
@@ -237,6 +238,8 @@ export const eventData = {
     requestId: z.string().min(1).max(200),
     message: z.string(),
     wake: z.boolean(),
+    /** Files and images sent with the message (see protocol/attachments.ts). */
+    attachments: z.array(Attachment).max(MAX_ATTACHMENTS).optional(),
   }),
   'inbox/claimed': z.object({ requestIds: z.array(z.string().min(1)).min(1) }),
   'turn/start': z.object({}),
@@ -251,6 +254,8 @@ export const eventData = {
      * calls were cut off at the output limit).
      */
     kind: z.enum(['input', 'context', 'notice']).default('input'),
+    /** Files and images sent with the user's words, as the model saw them. */
+    attachments: z.array(Attachment).max(MAX_ATTACHMENTS).optional(),
   }),
   'request/header': z.object({
     sections: z.array(PromptSection),

@@ -43,6 +43,8 @@ export const Endpoint = z
             /** The window to plan for; on Ollama, also the window Bridle asks it to run (num_ctx). */
             contextWindow: z.number().int().positive().optional(),
             profile: ProfileOverride.optional(),
+            /** Whether the model accepts images; absent: guessed from its name, else no. */
+            vision: z.boolean().optional(),
           })
           .strict(),
       )

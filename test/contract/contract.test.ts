@@ -225,6 +225,10 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     params: { sessionId: 's1', paths: ['report.md', 'gone.txt'] },
     result: { exists: [true, false] },
   },
+  'project/files': {
+    params: { sessionId: 's1' },
+    result: { paths: ['README.md', 'src/main.ts'], isComplete: true },
+  },
 }
 
 const notificationSamples: { [T in TopicName]: NotificationOf<T> } = {

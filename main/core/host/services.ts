@@ -132,5 +132,6 @@ export type SessionMethods =
   | 'output/read'
   | 'workspace/diff'
   | 'project/files-exist'
+  | 'project/files'
 
 export type HandlerGroup<M extends keyof HostHandlers> = Pick<HostHandlers, M>

@@ -1,3 +1,5 @@
+import { fileBlock } from '../../../protocol/attachments.js'
+import type { Attachment, ImageAttachment } from '../../../protocol/attachments.js'
 import type { AssistantBlock, LogEvent } from '../../../protocol/events.js'
 import { deepFreeze } from './freeze.js'
 import type { SurfaceNode } from './surface.js'
@@ -17,6 +19,8 @@ export type Message =
        * harness about the model's last reply; `summary`: a checkpoint.
        */
       readonly kind: 'input' | 'context' | 'notice' | 'summary'
+      /** Images sent with the message, in order; adapters make them image content parts. */
+      readonly images?: readonly Pick<ImageAttachment, 'mime' | 'data'>[]
     }
   | {
       readonly role: 'assistant'
@@ -41,13 +45,18 @@ export const SUMMARY_PREFIX =
 export function messageOf(node: SurfaceNode, eventAt: (seq: number) => LogEvent): Message {
   const event = eventAt(node.seq)
   switch (event.type) {
-    case 'user/message':
+    case 'user/message': {
+      const images = (event.data.attachments ?? []).flatMap((a) =>
+        a.kind === 'image' ? [{ mime: a.mime, data: a.data }] : [],
+      )
       return deepFreeze({
         role: 'user',
-        content: event.data.content,
+        content: userContent(event.data.content, event.data.attachments),
         seq: event.seq,
         kind: event.data.kind,
+        ...(images.length === 0 ? {} : { images }),
       })
+    }
     case 'assistant/message':
       return deepFreeze({
         role: 'assistant',
@@ -77,6 +86,15 @@ export function messageOf(node: SurfaceNode, eventAt: (seq: number) => LogEvent)
     default:
       throw new Error(`seq ${event.seq} (${event.type}) is on the surface but is not model-visible`)
   }
+}
+
+/**
+ * A user message's text as the model sees it: the words, then each attached file as a
+ * `<file path="…">` block, so every adapter, the token count and the request view agree.
+ */
+export function userContent(text: string, attachments: readonly Attachment[] | undefined): string {
+  const files = (attachments ?? []).flatMap((a) => (a.kind === 'file' ? [fileBlock(a)] : []))
+  return files.length === 0 ? text : [text, ...files].join('\n\n')
 }
 
 /** What the model sees of a pruned output: its size and where to read it again. */

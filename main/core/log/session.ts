@@ -6,6 +6,7 @@ import { StoreError } from '../store/types.js'
 import { buildEvent } from './build.js'
 import { LogError } from './errors.js'
 import { countsAsMessage } from '../../../protocol/events.js'
+import type { Attachment } from '../../../protocol/attachments.js'
 import type {
   EventDataInput,
   EventType,
@@ -68,6 +69,7 @@ interface Batch {
 interface InboxEntry {
   readonly seq: number
   readonly message: string
+  readonly attachments?: readonly Attachment[]
   readonly wake: boolean
   isClaimed: boolean
 }
@@ -214,12 +216,19 @@ export class Session {
   }
 
   /** Queued input not yet claimed by a turn, oldest first. */
-  queuedInput(): { requestId: string; message: string; wake: boolean; seq: number }[] {
+  queuedInput(): {
+    requestId: string
+    message: string
+    attachments?: readonly Attachment[]
+    wake: boolean
+    seq: number
+  }[] {
     return [...this.inbox]
       .filter(([, entry]) => !entry.isClaimed)
       .map(([requestId, entry]) => ({
         requestId,
         message: entry.message,
+        ...(entry.attachments === undefined ? {} : { attachments: entry.attachments }),
         wake: entry.wake,
         seq: entry.seq,
       }))
@@ -428,6 +437,7 @@ export class Session {
         this.inbox.set(requestId, {
           seq: event.seq,
           message: event.data.message,
+          ...(event.data.attachments === undefined ? {} : { attachments: event.data.attachments }),
           wake: event.data.wake,
           isClaimed: false,
         })

@@ -26,6 +26,7 @@ import { MessageAssembler } from './assemble.js'
 import { DEFAULT_RETRY, retryDelayMs, sleep } from './retry.js'
 import type { RetryPolicy } from './retry.js'
 import type { ToolRunner } from './tools.js'
+import type { Attachment } from '../../../protocol/attachments.js'
 
 export interface PromptSection {
   readonly name: string
@@ -38,13 +39,21 @@ export interface PreStepInput {
   readonly turn: number
   /** The step about to start (1-based). */
   readonly step: number
-  readonly claimed: readonly { readonly requestId: string; readonly message: string }[]
+  readonly claimed: readonly {
+    readonly requestId: string
+    readonly message: string
+    readonly attachments?: readonly Attachment[]
+  }[]
   /** The turn's cancel: long pre-step work (a compaction) must stop on it. */
   readonly signal: AbortSignal
 }
 
+/** A message the step logs: its text, or its text with the files and images sent with it. */
+export type StepMessage =
+  string | { readonly content: string; readonly attachments?: readonly Attachment[] }
+
 export type PreStepDecision =
-  | { readonly action: 'continue'; readonly messages: readonly string[] }
+  | { readonly action: 'continue'; readonly messages: readonly StepMessage[] }
   | { readonly action: 'reject'; readonly reason: string }
 
 export type LoopEvents = {
@@ -178,12 +187,20 @@ export class Agent {
    * Queues user input. A repeated requestId is ignored (a double-click never sends twice). Input
    * sent while a turn runs is claimed at that turn's next step.
    */
-  send(input: { requestId: string; text: string; wake?: boolean }): { accepted: boolean } {
+  send(input: {
+    requestId: string
+    text: string
+    wake?: boolean
+    attachments?: readonly Attachment[]
+  }): { accepted: boolean } {
     if (this.session.hasRequest(input.requestId)) return { accepted: false }
     this.session.append('inbox/queued', {
       requestId: input.requestId,
       message: input.text,
       wake: input.wake ?? true,
+      ...(input.attachments === undefined || input.attachments.length === 0
+        ? {}
+        : { attachments: [...input.attachments] }),
     })
     return { accepted: true }
   }
@@ -331,7 +348,11 @@ export class Agent {
     const input: PreStepInput = { session, turn, step, claimed, signal }
     const pass = (i: PreStepInput): PreStepDecision => ({
       action: 'continue',
-      messages: i.claimed.map((c) => c.message),
+      messages: i.claimed.map((c) =>
+        c.attachments === undefined
+          ? c.message
+          : { content: c.message, attachments: c.attachments },
+      ),
     })
     const decision = this.opts.kernel
       ? await this.opts.kernel.waterfall('loop/pre-step', input, pass, { scope: session.id })
@@ -344,7 +365,14 @@ export class Agent {
     if (signal.aborted) return { reason: this.stoppedAs() }
 
     session.append('step/start', {})
-    for (const message of decision.messages) session.append('user/message', { content: message })
+    for (const message of decision.messages) {
+      if (typeof message === 'string') session.append('user/message', { content: message })
+      else
+        session.append('user/message', {
+          content: message.content,
+          ...(message.attachments === undefined ? {} : { attachments: [...message.attachments] }),
+        })
+    }
     const headerSeq = this.headerSeq()
 
     const result = await this.ask(turn, step, headerSeq, signal)

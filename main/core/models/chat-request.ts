@@ -12,6 +12,7 @@ import { DEFAULT_WIRE } from '../../../protocol/events.js'
 import type { WireSettings } from '../../../protocol/events.js'
 import type { Message } from '../log/messages.js'
 import { textModeMessages } from './text-tools.js'
+import type { TextModeMessage } from './text-tools.js'
 import type { ModelRequest } from './types.js'
 
 /**
@@ -30,7 +31,7 @@ export function toChatCompletionParams(request: ModelRequest): ChatCompletionCre
   return {
     model: request.model,
     messages: isText
-      ? textModeMessages(request.messages, request.tools)
+      ? textModeMessages(request.messages, request.tools).map(toTextModeWire)
       : request.messages.map((message) => toWireMessage(message, wire)),
     ...(!hasTools || isText ? {} : { tools: request.tools.map(toWireTool) }),
     stream,
@@ -44,6 +45,31 @@ export function toChatCompletionParams(request: ModelRequest): ChatCompletionCre
     ...(params.stop === undefined ? {} : { stop: [...params.stop] }),
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- llama.cpp, vLLM and Ollama honour it
     ...(params.seed === undefined ? {} : { seed: params.seed }),
+  }
+}
+
+/** A text-mode message: plain, except a user message's images as content parts. */
+function toTextModeWire(message: TextModeMessage): ChatCompletionMessageParam {
+  return message.role === 'user'
+    ? userWireMessage(message.content, message.images)
+    : { role: message.role, content: message.content }
+}
+
+/** A user message; images go as `image_url` parts after the text (files are in the text). */
+function userWireMessage(
+  content: string,
+  images: readonly { readonly mime: string; readonly data: string }[] | undefined,
+): ChatCompletionMessageParam {
+  if (images === undefined) return { role: 'user', content }
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: content },
+      ...images.map((image) => ({
+        type: 'image_url' as const,
+        image_url: { url: `data:${image.mime};base64,${image.data}` },
+      })),
+    ],
   }
 }
 
@@ -72,7 +98,7 @@ export function toWireMessage(
     case 'system':
       return { role: 'system', content: message.content }
     case 'user':
-      return { role: 'user', content: message.content }
+      return userWireMessage(message.content, message.images)
     case 'tool':
       return { role: 'tool', tool_call_id: message.callId, content: message.content }
     case 'assistant': {

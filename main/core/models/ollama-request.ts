@@ -21,6 +21,7 @@ interface OllamaMessage {
   content: string
   tool_calls?: { function: { name: string; arguments: Record<string, unknown> } }[]
   tool_name?: string
+  images?: string[]
 }
 
 export function toOllamaChatBody(request: ModelRequest): Record<string, unknown> {
@@ -39,7 +40,9 @@ export function toOllamaChatBody(request: ModelRequest): Record<string, unknown>
   return {
     model: request.model,
     messages: isText
-      ? textModeMessages(request.messages, request.tools)
+      ? textModeMessages(request.messages, request.tools).map(({ images, ...message }) =>
+          images === undefined ? message : { ...message, images: images.map((i) => i.data) },
+        )
       : nativeMessages(request.messages),
     ...(!hasTools || isText
       ? {}
@@ -63,8 +66,16 @@ function nativeMessages(messages: readonly Message[]): OllamaMessage[] {
   return messages.map((message): OllamaMessage => {
     switch (message.role) {
       case 'system':
-      case 'user':
         return { role: message.role, content: message.content }
+      case 'user':
+        // Ollama's native API takes a message's images as bare base64 next to its text.
+        return {
+          role: message.role,
+          content: message.content,
+          ...(message.images === undefined
+            ? {}
+            : { images: message.images.map((image) => image.data) }),
+        }
       case 'tool': {
         const name = names.get(message.callId)
         return {

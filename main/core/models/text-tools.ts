@@ -61,6 +61,8 @@ function oneParagraph(text: string): string {
 export interface TextModeMessage {
   readonly role: 'system' | 'user' | 'assistant'
   readonly content: string
+  /** A user message's images (merged messages keep them all, in order). */
+  readonly images?: readonly { readonly mime: string; readonly data: string }[]
 }
 
 /**
@@ -72,12 +74,22 @@ export function textModeMessages(
   messages: readonly Message[],
   tools: readonly ToolSpec[],
 ): TextModeMessage[] {
-  const out: { role: TextModeMessage['role']; content: string }[] = []
+  const out: {
+    role: TextModeMessage['role']
+    content: string
+    images?: TextModeMessage['images']
+  }[] = []
   const names = new Map<string, string>()
-  const push = (role: TextModeMessage['role'], content: string): void => {
+  const push = (
+    role: TextModeMessage['role'],
+    content: string,
+    images?: TextModeMessage['images'],
+  ): void => {
     const last = out.at(-1)
-    if (role === 'user' && last?.role === 'user') last.content += `\n\n${content}`
-    else out.push({ role, content })
+    if (role === 'user' && last?.role === 'user') {
+      last.content += `\n\n${content}`
+      if (images) last.images = [...(last.images ?? []), ...images]
+    } else out.push({ role, content, ...(images ? { images } : {}) })
   }
   const toolText = tools.length === 0 ? '' : describeToolsAsText(tools)
   let hasSystem = false
@@ -91,7 +103,7 @@ export function textModeMessages(
         })
         break
       case 'user':
-        push('user', message.content)
+        push('user', message.content, message.images)
         break
       case 'tool': {
         const name = names.get(message.callId)

@@ -167,16 +167,28 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
       await get().openSession(result.value.id)
     },
 
-    async send(text) {
+    async send(text, attachments) {
       // A first message starts a session; the host titles it from its first words (not as a
       // rename, which would keep the model's title from replacing them).
       const sessionId = get().feed?.sessionId ?? (await get().createSession())
-      if (sessionId === undefined) return
-      const result = await call('turn/send', { sessionId, requestId: crypto.randomUUID(), text })
-      if (!result.ok) return fail('Could not send the message', result.error)
+      if (sessionId === undefined) return false
+      const result = await call('turn/send', {
+        sessionId,
+        requestId: crypto.randomUUID(),
+        text,
+        ...(attachments === undefined || attachments.length === 0
+          ? {}
+          : { attachments: [...attachments] }),
+      })
+      if (!result.ok) {
+        fail('Could not send the message', result.error)
+        return false
+      }
       if (!result.value.accepted) {
         set({ notice: `The message was not sent: ${result.value.reason ?? 'refused'}` })
       }
+      // Not accepted still means logged (the turn says why): only a refused call gave nothing back.
+      return true
     },
 
     async stop() {

@@ -18,6 +18,7 @@ import type {
   ResultOf,
   SessionSummary,
 } from '../../../protocol/contract'
+import type { AttachmentInput } from '../../../protocol/attachments'
 import type { DrawerPanel } from '../features/feed'
 import type { EventCache } from './event-cache'
 import { FEED_EVENT_TYPES, gapStart, reduceFeed } from './feed-reducer'
@@ -89,7 +90,8 @@ export interface ShellState {
   readonly deleteSession: (sessionId: string) => Promise<void>
   /** Forks `sessionId` before `atSeq` and opens the fork. */
   readonly forkSession: (sessionId: string, atSeq: number) => Promise<void>
-  readonly send: (text: string) => Promise<void>
+  /** Sends text (and attachments); resolves false when the call was refused and nothing was logged (the notice says why). */
+  readonly send: (text: string, attachments?: readonly AttachmentInput[]) => Promise<boolean>
   readonly stop: () => Promise<void>
   readonly selectSeq: (seq: number | undefined) => void
   readonly showPanel: (panel: DrawerPanel) => void

@@ -15,6 +15,8 @@ import type { ApprovalRule } from '../../tools/approvals.js'
 import { compactNow, sessionModelRef, sessionProjectDir, setupAgent } from './agent-setup.js'
 import type { AgentSetup } from './agent-setup.js'
 import { ApprovalBridge } from './approval-bridge.js'
+import { readAttachments } from './attachments.js'
+import type { Attachment, AttachmentInput } from '../../../../protocol/attachments.js'
 import { HostError } from '../host.js'
 import { OpenSessions, safeNotifier } from './open-sessions.js'
 import type { Notify } from './open-sessions.js'
@@ -137,6 +139,7 @@ class Runtime {
     sessionId: string
     requestId: string
     text: string
+    attachments?: readonly AttachmentInput[]
   }): Promise<{ accepted: boolean; reason?: string }> {
     this.checkOpen()
     if ((this.ctx.store.getSession(input.sessionId)?.deletedAt ?? null) !== null) {
@@ -169,7 +172,14 @@ class Runtime {
       this.changed(live.session.id)
       return { accepted: false, reason: 'stopped before the turn started' }
     }
-    const sent = agent.setup.agent.send({ requestId: input.requestId, text: input.text })
+    const attachments = await this.attachmentsOf(live, agent, input.attachments ?? [])
+    this.checkOpen()
+    if (live.session.hasRequest(input.requestId)) return duplicate
+    const sent = agent.setup.agent.send({
+      requestId: input.requestId,
+      text: input.text,
+      ...(attachments.length === 0 ? {} : { attachments }),
+    })
     if (!sent.accepted) return duplicate
     this.startRun(live)
     return { accepted: true }
@@ -188,6 +198,22 @@ class Runtime {
     })
     await live.session.flush()
     if (!live.run && live.starting === 0) this.dropAgent(live)
+  }
+
+  /** The message's attachments as the log will hold them; refused ones throw (nothing logged). */
+  private async attachmentsOf(
+    live: Live,
+    agent: LiveAgent,
+    inputs: readonly AttachmentInput[],
+  ): Promise<Attachment[]> {
+    if (inputs.length === 0) return []
+    const projectDir = sessionProjectDir(live.session)
+    if (projectDir === undefined) {
+      throw new HostError('INVALID_PATH', 'the session does not say its project folder')
+    }
+    const { model, endpointId } = agent.model
+    const visionSetting = agent.config.endpoints[endpointId]?.models?.[model]?.vision
+    return readAttachments(projectDir, inputs, { model, endpointId, visionSetting })
   }
 
   /** How the session talks to its model, once its agent was built. */

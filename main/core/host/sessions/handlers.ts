@@ -13,6 +13,7 @@ import type {
   SettingsService,
 } from '../services.js'
 import { filesExist } from './project-files.js'
+import { ProjectFileLister } from './file-list.js'
 import { readEventsPage, searchSessions } from './events.js'
 import { SessionWrites } from './manage.js'
 import { readOutput } from './output.js'
@@ -38,6 +39,7 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
   const summaries = new SessionSummaries(store, (id) => deps.runtime.isRunning(id))
   const recent = new RecentProjects(ctx.home, deps.clock)
   const writes = new SessionWrites(ctx, deps, summaries, recent)
+  const lister = new ProjectFileLister(deps.clock)
   const diffs = {
     store,
     snapshots: new SnapshotStore(join(ctx.home, SNAPSHOTS_DIR)),
@@ -98,6 +100,12 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
     'workspace/diff': ({ sessionId, turn }) => workspaceDiff(diffs, summaries.row(sessionId), turn),
     'project/files-exist': ({ sessionId, paths }) =>
       filesExist(summaries.row(sessionId).projectDir, paths),
+    'project/files': (params) =>
+      lister.list(
+        'sessionId' in params
+          ? summaries.row(params.sessionId).projectDir
+          : resolveProjectDir(params.projectDir),
+      ),
   }
   return withErrorCodes(handlers)
 }

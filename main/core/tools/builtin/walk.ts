@@ -30,6 +30,8 @@ export interface WalkOptions {
   /** Checked before every folder and file; on abort the walk rejects with the signal's reason. */
   readonly signal: AbortSignal
   readonly maxFiles?: number
+  /** Folders (project-relative) not to enter even when no .gitignore ignores them. */
+  readonly skipFolder?: (path: string) => boolean
 }
 
 /**
@@ -76,7 +78,8 @@ export async function walkProject(options: WalkOptions, visit: WalkVisitor): Pro
       const path = folder === '' ? entry.name : `${folder}/${entry.name}`
       const kind = await entryKind(entry, join(root, path))
       if (kind === 'folder') {
-        if (!isIgnoredBy(levels, path, true) && !(await walkFolder(path))) return false
+        if (options.skipFolder?.(path) === true || isIgnoredBy(levels, path, true)) continue
+        if (!(await walkFolder(path))) return false
       } else if (kind === 'file' && !isIgnoredBy(levels, path, false)) {
         if (visited >= maxFiles) {
           isTruncated = true

@@ -1,16 +1,30 @@
 import { useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
+import type { AttachmentInput } from '../../../../protocol/attachments'
+import { AttachmentChips } from './attach/attachment-chips'
+import { CompletionList } from './attach/completion-list'
+import { useAttachments } from './attach/use-attachments'
+import './attach/attach.css'
 import './chat.css'
 
 export interface ComposerProps {
   readonly isRunning: boolean
   readonly disabled?: boolean
-  readonly onSend: (text: string) => void
+  /**
+   * Sends the text and its attachments. Resolving to false means the send was refused and
+   * nothing was logged: the composer puts the text and attachments back.
+   */
+  readonly onSend: (
+    text: string,
+    attachments: readonly AttachmentInput[],
+  ) => Promise<boolean> | undefined
   readonly onStop: () => void
   /** Shown in the empty box; defaults to how to send. */
   readonly placeholder?: string
   /** Controls shown beside the buttons (the model picker). */
   readonly tools?: ReactNode
+  /** The project's files for `@` completion; absent: `@` is plain text. */
+  readonly listFiles?: () => Promise<readonly string[]>
 }
 
 /**
@@ -18,7 +32,8 @@ export interface ComposerProps {
  * composes a character does nothing: it confirms the character). While a turn runs, Stop is
  * offered next to Send: a message sent then steers the running turn at its next step. Escape
  * also stops; the shell binds it for the whole window (shell/shortcuts.ts), so it is not bound
- * here twice.
+ * here twice. `@` completes a project file and attaches its text; pasted or dropped images are
+ * attached too (attach/).
  */
 export function Composer({
   isRunning,
@@ -27,15 +42,27 @@ export function Composer({
   onStop,
   placeholder,
   tools,
+  listFiles,
 }: ComposerProps) {
   const [text, setText] = useState('')
+  const attach = useAttachments({ text, setText, ...(listFiles ? { listFiles } : {}) })
+  const { completion } = attach
   const canSend = disabled !== true && text.trim() !== ''
   const send = () => {
     if (!canSend) return
-    onSend(text)
+    const sent = attach.attachments
+    const result = onSend(text, attach.toSend())
+    const typed = text
     setText('')
+    attach.reset()
+    void result?.then((ok) => {
+      if (ok) return
+      setText((now) => (now === '' ? typed : now))
+      attach.reset(sent)
+    })
   }
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (attach.onKeyDown(event)) return
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return
     event.preventDefault()
     send()
@@ -47,23 +74,67 @@ export function Composer({
         event.preventDefault()
         send()
       }}
+      onDragOver={(event) => {
+        if ([...event.dataTransfer.types].includes('Files')) event.preventDefault()
+      }}
+      onDrop={(event) => {
+        if (event.dataTransfer.files.length === 0) return
+        event.preventDefault()
+        void attach.addImages(event.dataTransfer)
+      }}
     >
-      <textarea
-        name="message"
-        aria-label="Message"
-        className="composer-input"
-        rows={1}
-        value={text}
-        disabled={disabled}
-        placeholder={
-          placeholder ??
-          (isRunning
-            ? 'Add to the running turn… (Enter sends, Escape stops)'
-            : 'Message the agent… (Enter sends, Shift+Enter for a new line)')
-        }
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={onKeyDown}
-      />
+      <div className="composer-field">
+        {completion.isOpen && (
+          <CompletionList
+            listId={completion.listId}
+            matches={completion.matches}
+            active={completion.active}
+            optionId={completion.optionId}
+            onPick={completion.pick}
+            onHover={completion.setActive}
+          />
+        )}
+        <AttachmentChips attachments={attach.attachments} onRemove={attach.remove} />
+        {attach.error !== undefined && (
+          <p role="alert" className="attach-error">
+            {attach.error}
+          </p>
+        )}
+        <textarea
+          ref={attach.inputRef}
+          name="message"
+          aria-label="Message"
+          className="composer-input"
+          rows={1}
+          value={text}
+          disabled={disabled}
+          aria-autocomplete={listFiles ? 'list' : undefined}
+          aria-controls={completion.isOpen ? completion.listId : undefined}
+          aria-activedescendant={
+            completion.isOpen ? completion.optionId(completion.active) : undefined
+          }
+          placeholder={
+            placeholder ??
+            (isRunning
+              ? 'Add to the running turn… (Enter sends, Escape stops)'
+              : 'Message the agent… (Enter sends, Shift+Enter for a new line, @ attaches a file)')
+          }
+          onChange={(event) => {
+            setText(event.target.value)
+            attach.track(event.target.value, event.target.selectionStart)
+          }}
+          onSelect={(event) =>
+            attach.track(event.currentTarget.value, event.currentTarget.selectionStart)
+          }
+          onKeyDown={onKeyDown}
+          onPaste={(event) => {
+            if ([...event.clipboardData.files].some((file) => file.type.startsWith('image/'))) {
+              event.preventDefault()
+              void attach.addImages(event.clipboardData)
+            }
+          }}
+        />
+      </div>
       <div className="composer-actions">
         {tools}
         {isRunning && (

@@ -1,4 +1,4 @@
-import { ChatPanel, Composer, ModelPicker } from '../chat'
+import { ChatPanel, Composer, ModelPicker, useProjectFiles } from '../chat'
 import { FirstRun } from '../first-run'
 import { useShell, useShellContext } from '../../state/shell-context'
 import { ForkBanner } from './fork-banner'
@@ -21,6 +21,7 @@ export function ChatArea() {
   const stop = useShell((s) => s.stop)
   const closeSession = useShell((s) => s.closeSession)
   const isRunning = feed?.isRunning ?? false
+  const listFiles = useProjectFiles(api, feed?.sessionId, projectDir)
   if (hasEndpoints === false && feed === undefined) {
     return (
       <main className="chat-area" aria-label="Chat">
@@ -60,7 +61,7 @@ export function ChatArea() {
           <Composer
             isRunning={isRunning}
             disabled={projectDir === undefined}
-            onSend={(text) => void send(text)}
+            onSend={(text, attachments) => send(text, attachments)}
             onStop={() => void stop()}
             tools={
               props && (
@@ -72,6 +73,7 @@ export function ChatArea() {
                 />
               )
             }
+            listFiles={listFiles}
           />
         )}
       </div>
