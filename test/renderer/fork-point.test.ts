@@ -7,7 +7,7 @@ type Row = [type: string, turn: number, data?: Record<string, unknown>]
 /** A log from rows, seq from 0, step 0, one ms apart. */
 const log = (rows: readonly Row[]) =>
   rows.map(([type, turn, data = {}], seq) =>
-    asEvent({ v: 1, seq, turn, step: 0, at: seq, type, data } as never),
+    asEvent({ v: 1, seq, turn, step: 0, at: seq, type, data }),
   )
 
 const twoTurns = log([

@@ -15,7 +15,7 @@ export interface ForkPoint {
 }
 
 const isUserInput = (event: EventDto | undefined): boolean =>
-  event?.type === 'user/message' && (event.data.kind ?? 'input') === 'input'
+  event?.type === 'user/message' && event.data.kind !== 'context' && event.data.kind !== 'notice'
 
 /**
  * The fork point of the user message at `userSeq`: its `inbox/queued` when the log has it; else
