@@ -34,8 +34,17 @@ export function ChatPanel({
   const sessionId = feed.session.id
   // Opened cards stay open when virtualisation unmounts and remounts them; per session.
   const rowState = useMemo(() => new Map<string, unknown>(), [sessionId])
+  const eventsNow = useRef(feed.events)
+  eventsNow.current = feed.events
   const actions = useMemo<MessageActions>(
-    () => ({ api, sessionId, onSelectSeq, onOpenSession, onShowPanel }),
+    () => ({
+      api,
+      sessionId,
+      onSelectSeq,
+      onOpenSession,
+      onShowPanel,
+      events: () => eventsNow.current,
+    }),
     [api, sessionId, onSelectSeq, onOpenSession, onShowPanel],
   )
   const pendingByCall = useMemo(() => {
