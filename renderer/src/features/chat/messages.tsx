@@ -4,6 +4,7 @@ import type { BridleApi, EventDto } from '../../../../protocol/contract'
 import type { DrawerPanel } from '../feed'
 import type { ChatItem } from './items'
 import { MarkdownText } from './markdown'
+import { CONTEXT_LABEL, NOTICE_LABEL } from './plain-words'
 import {
   continueAnswer,
   ContinueIcon,
@@ -323,7 +324,7 @@ export function ContextRow({ item }: { readonly item: Item<'context'> }) {
   const isNotice = item.purpose === 'notice'
   return (
     <details className={isNotice ? 'context-row told-row' : 'context-row'}>
-      <summary>{isNotice ? 'Bridle told the model' : 'Context added for the model'}</summary>
+      <summary>{isNotice ? NOTICE_LABEL : CONTEXT_LABEL}</summary>
       <pre className="context-text">{item.text}</pre>
     </details>
   )
