@@ -50,6 +50,8 @@ export default defineConfig({
     build: {
       outDir: r('out/renderer'),
       rolldownOptions: { input: { index: r('renderer/index.html') } },
+      // No asset as a data: URL: the CSP's font-src is 'self' only (KaTeX's smallest font is 3.6 kB).
+      assetsInlineLimit: 0,
     },
     plugins: [react(), cspMeta()],
   },

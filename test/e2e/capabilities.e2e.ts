@@ -229,7 +229,9 @@ test('chat: a server that cuts the prompt without a word, and a reply cut at the
     'The answer was cut at the output limit, and its tool call (read) did not run',
   )
   await expect(notice.getByRole('img', { name: 'Warning' })).toBeVisible()
-  const told = log.locator('details').filter({ hasText: 'Bridle told the model' })
+  const told = log
+    .locator('details')
+    .filter({ hasText: 'Bridle told the model about its last reply' })
   await expect(told).toHaveCount(1)
   await told.locator('summary').click()
   await expect(told).toContainText('cut off at the output token limit')

@@ -138,9 +138,11 @@ describe('the file ledger in write and edit', () => {
     await run(editTool(), { path: 'made.txt', oldText: 'v2', newText: 'v3' })
     await run(editTool(), { path: 'made.txt', oldText: 'v3', newText: 'v4' })
     expect(text('made.txt')).toBe('v4\n')
-    put('other.txt', 'x = 1\n')
-    await run(editTool(), { path: 'other.txt', oldText: 'x = 1', newText: 'x = 2' })
-    expect(ledger.seen(join(project, 'other.txt'))).toBe(sha('x = 2\n'))
+    put('other.txt', 'a\nb\nx = 1\n')
+    const edited = await run(editTool(), { path: 'other.txt', oldText: 'x = 1', newText: 'x = 2' })
+    // Where the snippet starts, for the diff's real line numbers.
+    expect(edited.metadata).toMatchObject({ startLine: 3 })
+    expect(ledger.seen(join(project, 'other.txt'))).toBe(sha('a\nb\nx = 2\n'))
   })
 
   it('counts a partial read, hashing the whole file', async () => {

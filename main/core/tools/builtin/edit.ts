@@ -140,7 +140,13 @@ export function editTool(): Tool {
       const count = starts.length
       return {
         output: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${shown}.\n\n${snippet(updated, newStarts, replacement.length)}`,
-        metadata: { path: shown, replacements: count, sha256 },
+        // Where the first replacement starts (1-based), so a diff of oldText/newText shows real lines.
+        metadata: {
+          path: shown,
+          replacements: count,
+          sha256,
+          startLine: linesOf(text, starts)[0] ?? 1,
+        },
       }
     },
   })

@@ -11,6 +11,7 @@ import { RowStateContext } from './row-state'
 import type { ChatItem } from './items'
 import { itemIndexForSeq, latestPromptTokens } from './items'
 import type { MessageActions } from './messages'
+import { meterWindow } from './known-windows'
 import { ModelBadge } from './model-badge'
 import { useChatItems } from './use-chat-items'
 import { useFollowEnd } from './use-follow-end'
@@ -34,8 +35,17 @@ export function ChatPanel({
   const sessionId = feed.session.id
   // Opened cards stay open when virtualisation unmounts and remounts them; per session.
   const rowState = useMemo(() => new Map<string, unknown>(), [sessionId])
+  const eventsNow = useRef(feed.events)
+  eventsNow.current = feed.events
   const actions = useMemo<MessageActions>(
-    () => ({ api, sessionId, onSelectSeq, onOpenSession, onShowPanel }),
+    () => ({
+      api,
+      sessionId,
+      onSelectSeq,
+      onOpenSession,
+      onShowPanel,
+      events: () => eventsNow.current,
+    }),
     [api, sessionId, onSelectSeq, onOpenSession, onShowPanel],
   )
   const pendingByCall = useMemo(() => {
@@ -45,6 +55,10 @@ export function ChatPanel({
   }, [feed.pendingApprovals])
   const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
   const promptTokens = useMemo(() => latestPromptTokens(feed.events), [feed.events])
+  const contextWindow = useMemo(
+    () => meterWindow(feed.events, feed.contextWindow),
+    [feed.events, feed.contextWindow],
+  )
   const isWorking = feed.isRunning && items.at(-1)?.kind !== 'streaming'
 
   const scroller = useRef<HTMLDivElement>(null)
@@ -91,7 +105,7 @@ export function ChatPanel({
           {feed.profile !== undefined && (
             <ModelBadge key={sessionId} profile={feed.profile} onShowPanel={onShowPanel} />
           )}
-          <ContextMeter tokens={promptTokens} window={feed.contextWindow} />
+          <ContextMeter tokens={promptTokens} window={contextWindow} />
         </div>
         <CutBanner sessionId={sessionId} events={feed.events} onShowPanel={onShowPanel} />
         <div

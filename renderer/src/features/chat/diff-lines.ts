@@ -44,6 +44,28 @@ export function rowsOfChange(before: string, after: string, max = MAX_DIFF_ROWS)
   return rowsOfHunks(patch.hunks, max)
 }
 
+/**
+ * Rows of an edit's snippet (oldText to newText): numbered from `startLine`, the file line the
+ * snippet starts at, and without "No newline at end of file", which is about a file's end and
+ * means nothing for a snippet cut from the middle of one.
+ */
+export function rowsOfSnippet(
+  before: string,
+  after: string,
+  startLine = 1,
+  max = MAX_DIFF_ROWS,
+): DiffRows {
+  const patch = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 3 })
+  const offset = startLine - 1
+  const hunks = patch.hunks.map((hunk) => ({
+    ...hunk,
+    oldStart: hunk.oldStart + offset,
+    newStart: hunk.newStart + offset,
+    lines: hunk.lines.filter((line) => !line.startsWith('\\')),
+  }))
+  return rowsOfHunks(hunks, max)
+}
+
 function rowsOfHunks(hunks: readonly StructuredPatchHunk[], max: number): DiffRows {
   const rows: DiffRow[] = []
   let additions = 0

@@ -2,8 +2,13 @@ import { memo, useMemo, useRef, useState } from 'react'
 import type { ComponentProps, ReactElement } from 'react'
 import Markdown from 'react-markdown'
 import type { Components } from 'react-markdown'
+import type { PluggableList } from 'unified'
+import rehypeKatex from 'rehype-katex'
 import remarkGfm from 'remark-gfm'
+import remarkMath from 'remark-math'
+import 'katex/dist/katex.min.css'
 import { rehypeSharedHighlight } from './highlight'
+import { guardDollars } from './math-guard'
 
 /**
  * Model text as markdown: GFM (tables, task lists, strikethrough) and highlighted code blocks
@@ -11,14 +16,22 @@ import { rehypeSharedHighlight } from './highlight'
  * (`skipHtml`), so model text never reaches the DOM as markup: nothing to sanitise, nothing the
  * CSP would have to stop. Re-rendered per delta while streaming; unfinished markdown (an open
  * code fence) simply renders as what it is so far.
+ *
+ * Math (`$x^2$`, `$$…$$`) is rendered by KaTeX at build time of the tree: its output is elements
+ * whose inline styles React sets through the CSSOM (allowed by the CSP), its stylesheet and fonts
+ * are bundled files (`font-src 'self'`). A dollar amount is not math (math-guard.ts).
  */
 export const MarkdownText = memo(function MarkdownText({ text }: { readonly text: string }) {
   const element = useMemo(() => renderMarkdown(text), [text])
   return <div className="md">{element}</div>
 })
 
-const REMARK = [remarkGfm]
-const REHYPE = [rehypeSharedHighlight]
+const REMARK = [remarkGfm, remarkMath]
+/** KaTeX never throws on a bad formula: it shows the source in the error colour instead. */
+const REHYPE: PluggableList = [
+  [rehypeKatex, { throwOnError: false, strict: 'ignore' }],
+  rehypeSharedHighlight,
+]
 
 /**
  * Rendered messages by text. Scrolling a long chat mounts and unmounts rows all the time, and
@@ -38,7 +51,7 @@ function renderMarkdown(text: string): ReactElement {
     return cached
   }
   const element = Markdown({
-    children: text,
+    children: guardDollars(text),
     remarkPlugins: REMARK,
     rehypePlugins: REHYPE,
     components: COMPONENTS,

@@ -1,9 +1,20 @@
 import { memo, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
-import type { BridleApi } from '../../../../protocol/contract'
+import type { BridleApi, EventDto } from '../../../../protocol/contract'
 import type { DrawerPanel } from '../feed'
 import type { ChatItem } from './items'
 import { MarkdownText } from './markdown'
+import { CONTEXT_LABEL, NOTICE_LABEL } from './plain-words'
+import {
+  continueAnswer,
+  ContinueIcon,
+  CopyAction,
+  EditIcon,
+  IconAction,
+  regenerateAnswer,
+  RegenerateIcon,
+  resendFrom,
+} from './message-actions'
 
 type Item<K extends ChatItem['kind']> = Extract<ChatItem, { kind: K }>
 
@@ -14,6 +25,8 @@ export interface MessageActions {
   readonly onSelectSeq: (seq: number | undefined) => void
   readonly onOpenSession: (sessionId: string) => void
   readonly onShowPanel: (panel: DrawerPanel) => void
+  /** The feed's events now (a getter, so the actions keep their identity as the log grows). */
+  readonly events: () => readonly EventDto[]
 }
 
 interface MessageFrameProps {
@@ -22,6 +35,10 @@ interface MessageFrameProps {
   readonly className: string
   readonly isSelected: boolean
   readonly actions: MessageActions
+  /** The message's own buttons (Edit, Copy, Regenerate, Continue), before "Fork from here". */
+  readonly tools?: ReactNode
+  /** What one of those buttons failed with, to show under the message. */
+  readonly toolError?: string | undefined
   readonly children: ReactNode
 }
 
@@ -30,7 +47,16 @@ interface MessageFrameProps {
  * timeline, which is offered to show the message's events. "Fork from here" makes a session
  * whose history ends just after this message (`atSeq` is the next seq, so the message is in it).
  */
-function MessageFrame({ seq, who, className, isSelected, actions, children }: MessageFrameProps) {
+function MessageFrame({
+  seq,
+  who,
+  className,
+  isSelected,
+  actions,
+  tools,
+  toolError,
+  children,
+}: MessageFrameProps) {
   const [forkError, setForkError] = useState<string | undefined>()
   const [isForking, setForking] = useState(false)
   const select = () => actions.onSelectSeq(isSelected ? undefined : seq)
@@ -70,6 +96,7 @@ function MessageFrame({ seq, who, className, isSelected, actions, children }: Me
       <div className="msg-head">
         <span className="msg-who">{who}</span>
         <span className="msg-actions">
+          {tools}
           {isSelected && (
             <button type="button" className="icon" onClick={() => actions.onShowPanel('timeline')}>
               Show in timeline
@@ -87,6 +114,11 @@ function MessageFrame({ seq, who, className, isSelected, actions, children }: Me
         </span>
       </div>
       {children}
+      {toolError !== undefined && (
+        <p role="alert" className="error-row">
+          {toolError}
+        </p>
+      )}
       {forkError !== undefined && (
         <p role="alert" className="error-row">
           {forkError}
@@ -107,6 +139,34 @@ export const UserMessage = memo(function UserMessage({
   isSelected,
   actions,
 }: RowProps<'user'>) {
+  const [draft, setDraft] = useState<string | undefined>()
+  const [error, setError] = useState<string | undefined>()
+  const [isBusy, setBusy] = useState(false)
+  const send = async (text: string) => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      const failed = await resendFrom(actions, actions.events(), item.seq, text)
+      setError(failed)
+      if (failed === undefined) setDraft(undefined)
+    } catch (caught) {
+      setError(`Could not send the edit: ${String(caught)}`)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const tools = (
+    <>
+      <IconAction
+        label="Edit message"
+        hint="Edit and resend: a new branch from just before this message"
+        icon={<EditIcon />}
+        disabled={draft !== undefined}
+        onClick={() => setDraft(item.text)}
+      />
+      <CopyAction text={item.text} what="message" />
+    </>
+  )
   return (
     <MessageFrame
       seq={item.seq}
@@ -114,8 +174,39 @@ export const UserMessage = memo(function UserMessage({
       className="msg-user"
       isSelected={isSelected}
       actions={actions}
+      tools={tools}
+      toolError={error}
     >
-      <div className="msg-text user-text">{item.text}</div>
+      {draft === undefined ? (
+        <div className="msg-text user-text">{item.text}</div>
+      ) : (
+        <form
+          className="msg-edit"
+          onSubmit={(event) => {
+            event.preventDefault()
+            if (draft.trim() !== '') void send(draft)
+          }}
+        >
+          <textarea
+            aria-label="Edited message"
+            value={draft}
+            rows={Math.min(12, Math.max(2, draft.split('\n').length))}
+            autoFocus
+            onChange={(event) => setDraft(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') setDraft(undefined)
+            }}
+          />
+          <div className="row">
+            <button type="submit" className="primary" disabled={isBusy || draft.trim() === ''}>
+              Send edit
+            </button>
+            <button type="button" disabled={isBusy} onClick={() => setDraft(undefined)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
     </MessageFrame>
   )
 })
@@ -125,6 +216,41 @@ export const AssistantMessage = memo(function AssistantMessage({
   isSelected,
   actions,
 }: RowProps<'assistant'>) {
+  const [error, setError] = useState<string | undefined>()
+  const [isBusy, setBusy] = useState(false)
+  const run = async (action: () => Promise<string | undefined>) => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      setError(await action())
+    } catch (caught) {
+      setError(String(caught))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const canContinue = item.isInterrupted || item.finish === 'max-tokens'
+  const tools = (
+    <>
+      <CopyAction text={item.text} what="answer" />
+      <IconAction
+        label="Regenerate answer"
+        hint="Ask again: a new branch that resends the message this answers"
+        icon={<RegenerateIcon />}
+        disabled={isBusy}
+        onClick={() => void run(() => regenerateAnswer(actions, actions.events(), item.seq))}
+      />
+      {canContinue && (
+        <IconAction
+          label="Continue answer"
+          hint="Ask the model to go on from where it stopped (sent as a message)"
+          icon={<ContinueIcon />}
+          disabled={isBusy}
+          onClick={() => void run(() => continueAnswer(actions))}
+        />
+      )}
+    </>
+  )
   return (
     <MessageFrame
       seq={item.seq}
@@ -132,6 +258,8 @@ export const AssistantMessage = memo(function AssistantMessage({
       className={`msg-assistant${item.isInterrupted ? ' msg-interrupted' : ''}`}
       isSelected={isSelected}
       actions={actions}
+      tools={tools}
+      toolError={error}
     >
       {item.reasoning !== '' && <Reasoning text={item.reasoning} />}
       {item.text.trim() !== '' ? (
@@ -196,7 +324,7 @@ export function ContextRow({ item }: { readonly item: Item<'context'> }) {
   const isNotice = item.purpose === 'notice'
   return (
     <details className={isNotice ? 'context-row told-row' : 'context-row'}>
-      <summary>{isNotice ? 'Bridle told the model' : 'Context added for the model'}</summary>
+      <summary>{isNotice ? NOTICE_LABEL : CONTEXT_LABEL}</summary>
       <pre className="context-text">{item.text}</pre>
     </details>
   )

@@ -78,8 +78,14 @@ class ItemBuilder {
   private readonly turnStartAt = new Map<number, number>()
   private readonly usage = new Map<number, Mutable<Usage>>()
   private readonly errorTurns = new Set<number>()
+  /** Seq and time of the latest turn's events: what a fork's or crash's closing is timed against. */
+  private turnTimes: { seq: number; at: number }[] = []
+  private lastTurnEnd: number | undefined
 
   add(event: EventDto): void {
+    if (event.type === 'turn/start') this.turnTimes = []
+    this.turnTimes.push({ seq: event.seq, at: event.at })
+    if (event.type === 'recovery/repaired') this.timeRepairedTurn(event.data.items)
     const item = standaloneItem(event)
     if (item !== undefined) {
       if (item.kind === 'checkpoint') this.checkpoints.set(event.seq, this.items.length)
@@ -272,6 +278,21 @@ class ItemBuilder {
     this.dirty.add(key)
   }
 
+  /**
+   * A turn a fork (or crash repair) closed ends at the time of the fork: its footer shows the
+   * time up to its last real event instead, not the minutes until someone forked it.
+   */
+  private timeRepairedTurn(repairs: readonly { readonly seq: number }[]): void {
+    const index = this.lastTurnEnd
+    const item = index === undefined ? undefined : this.items[index]
+    if (item?.kind !== 'turn-end' || !repairs.some((repair) => repair.seq === item.seq)) return
+    const firstRepaired = Math.min(...repairs.map((repair) => repair.seq))
+    const startAt = this.turnStartAt.get(item.turn)
+    const lastReal = this.turnTimes.filter((time) => time.seq < firstRepaired).at(-1)
+    if (index === undefined || startAt === undefined || lastReal === undefined) return
+    this.items[index] = { ...item, durationMs: Math.max(0, lastReal.at - startAt) }
+  }
+
   /** A turn's footer, and calls it left without a result are closed as the turn ended. */
   private endTurn(event: EventDtoOf<'turn/end'>): void {
     const { reason } = event.data
@@ -288,6 +309,7 @@ class ItemBuilder {
       this.dirty.add(key)
     }
     const startAt = this.turnStartAt.get(event.turn)
+    this.lastTurnEnd = this.items.length
     this.items.push({
       kind: 'turn-end',
       key: `turn-end-${event.seq}`,

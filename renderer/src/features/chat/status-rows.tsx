@@ -11,6 +11,7 @@ import {
 } from './format'
 import { CONTEXT_TRUNCATED_BY_SERVER } from './items'
 import type { ChatItem } from './items'
+import { codeSentence, recoveredText } from './plain-words'
 import { useFilesExist } from './use-files-exist'
 
 type Item<K extends ChatItem['kind']> = Extract<ChatItem, { kind: K }>
@@ -28,8 +29,12 @@ export const ErrorRow = memo(function ErrorRow({ item }: { readonly item: Item<'
     >
       <p>
         <strong>{item.isRetry ? 'Retrying' : failedWhat(item.scope, item.code)}</strong>{' '}
-        <code className="error-code">{item.code}</code> {item.message}
+        {codeSentence(item.code)} {item.message}
       </p>
+      <details className="error-details">
+        <summary>Details</summary>
+        <code className="error-code">{item.code}</code>
+      </details>
       {hint !== undefined && <p className="hint">{hint}</p>}
     </div>
   )
@@ -115,11 +120,7 @@ export const RecoveredRow = memo(function RecoveredRow({
 }) {
   return (
     <details className="notice-row tone-recovered" role="status">
-      <summary>
-        <strong>Recovered</strong> after{' '}
-        {item.cause === 'crash' ? 'Bridle stopped unexpectedly' : 'a fork'}: {item.repairs.length}{' '}
-        open {item.repairs.length === 1 ? 'thing was' : 'things were'} closed in the log.
-      </summary>
+      <summary>{recoveredText(item.cause, item.repairs.length)}</summary>
       <ul>
         {item.repairs.map((repair) => (
           <li key={repair.seq}>

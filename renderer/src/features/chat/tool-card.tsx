@@ -2,7 +2,8 @@ import { memo, useEffect, useState } from 'react'
 import type { ApprovalRequest, BridleApi } from '../../../../protocol/contract'
 import { ApprovalPrompt, CodeText } from './approval-prompt'
 import { decisionNote } from '../../state/approval-words'
-import { compactArgs, formatDuration, sentence, STATUS_LABEL, toolErrorText } from './format'
+import { compactArgs, formatDuration, sentence, STATUS_LABEL } from './format'
+import { codeSentence } from './plain-words'
 import type { ToolCallView, ToolStatus } from './items'
 import { num } from './read-json'
 import { hasToolDiff, ToolDiff } from './tool-diff'
@@ -145,13 +146,15 @@ function ToolErrorText({
       ? 'Bridle stopped while this ran; whether it had its effect is unknown. Check before running it again.'
       : status === 'not-started'
         ? 'This call never started.'
-        : toolErrorText(code)
+        : codeSentence(code)
   return (
     <div className="tool-error">
       {lead !== undefined && <p>{lead}</p>}
-      <p>
-        <code>{code}</code> {message}
-      </p>
+      <p>{message}</p>
+      <details className="error-details">
+        <summary>Details</summary>
+        <code>{code}</code>
+      </details>
     </div>
   )
 }

@@ -1,9 +1,9 @@
 import { useMemo } from 'react'
 import type { BridleApi } from '../../../../protocol/contract'
-import { rowsOfChange, rowsOfPatch } from './diff-lines'
+import { rowsOfChange, rowsOfPatch, rowsOfSnippet } from './diff-lines'
 import { DiffView } from './diff-view'
 import type { ToolCallView } from './items'
-import { record, str } from './read-json'
+import { num, record, str } from './read-json'
 import { useTurnDiff } from './use-turn-diff'
 
 interface ToolDiffProps {
@@ -25,7 +25,9 @@ export function ToolDiff({ api, sessionId, turn, call }: ToolDiffProps) {
   const { oldText, newText, content } = args
   if (call.name === 'edit') {
     if (typeof oldText !== 'string' || typeof newText !== 'string') return null
-    return <EditDiff oldText={oldText} newText={newText} />
+    return (
+      <EditDiff oldText={oldText} newText={newText} startLine={num(call.metadata, 'startLine')} />
+    )
   }
   if (call.name !== 'write' || typeof content !== 'string') return null
   // Before it ran (or when it did not), the content it would write is what there is to judge.
@@ -42,9 +44,21 @@ export function hasToolDiff(call: ToolCallView): boolean {
   return call.name === 'write' && typeof content === 'string'
 }
 
-function EditDiff({ oldText, newText }: { readonly oldText: string; readonly newText: string }) {
-  const diff = useMemo(() => rowsOfChange(oldText, newText), [oldText, newText])
-  return <DiffView diff={diff} hasLineNumbers={false} label="Edit diff" />
+/** An edit's snippet; with the file's line numbers once the edit ran and logged where it starts. */
+function EditDiff({
+  oldText,
+  newText,
+  startLine,
+}: {
+  readonly oldText: string
+  readonly newText: string
+  readonly startLine: number | undefined
+}) {
+  const diff = useMemo(
+    () => rowsOfSnippet(oldText, newText, startLine),
+    [oldText, newText, startLine],
+  )
+  return <DiffView diff={diff} hasLineNumbers={startLine !== undefined} label="Edit diff" />
 }
 
 function ContentDiff({ content, label }: { readonly content: string; readonly label: string }) {
