@@ -161,9 +161,9 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
       const result = await call('session/delete', { sessionId })
       if (!result.ok) return fail('Could not delete the session', result.error)
       applySummary(result.value)
-      if (!wasOpen || get().feed?.sessionId !== sessionId) return
-      if (next === undefined) get().closeSession()
-      else await get().openSession(next)
+      // applySummary closed it; unless another session was opened meanwhile, open the neighbour.
+      if (!wasOpen || get().feed !== undefined) return
+      if (next !== undefined) await get().openSession(next)
     },
 
     async forkSession(sessionId, atSeq) {

@@ -19,10 +19,12 @@ export function DeleteDialog({
 }) {
   const deleteSession = useShell((s) => s.deleteSession)
   return (
-    <Dialog.Root open={isOpen} onOpenChange={(open) => !open && onClose()}>
+    // Not modal: Radix's scroll lock injects a <style> element, which the strict CSP refuses
+    // (style-src 'self'). The overlay below still blocks the page; Escape and Cancel close it.
+    <Dialog.Root open={isOpen} modal={false} onOpenChange={(open) => !open && onClose()}>
       <Dialog.Portal>
-        <Dialog.Overlay className="session-dialog-overlay" />
-        <Dialog.Content className="session-dialog" role="alertdialog">
+        <div className="session-dialog-overlay" aria-hidden="true" />
+        <Dialog.Content className="session-dialog" role="alertdialog" aria-modal="true">
           <Dialog.Title className="session-dialog-title">Move to trash?</Dialog.Title>
           <Dialog.Description className="session-dialog-text">
             <strong className="session-dialog-name">{title}</strong> goes to the trash with its

@@ -21,7 +21,8 @@ type Mode = 'view' | 'rename' | 'confirm-delete'
  * (a roving tabindex), named by its title and meta line. Its buttons (rename, fork, delete, the
  * fold chevron) are for the pointer and stay out of the Tab order, so nothing interactive is
  * reachable inside the item; the keyboard has Enter (open), F2 (rename), Delete (trash) and the
- * arrows (fold, unfold) instead. `children` is the `group` of its forks.
+ * arrows (fold, unfold) instead. `children` is the `group` of its forks, a sibling of the item (in
+ * the item's `li`) that the item owns, so the item's name is its own text only.
  */
 export function SessionItem({
   session,
@@ -30,6 +31,7 @@ export function SessionItem({
   fold,
   isActive = true,
   onFocus,
+  groupId,
   children,
 }: {
   readonly session: SessionSummary
@@ -40,12 +42,14 @@ export function SessionItem({
   /** The item Tab reaches in its tree (the others are reached with the arrow keys). */
   readonly isActive?: boolean
   readonly onFocus?: () => void
+  /** The id of `children`, the group of forks. */
+  readonly groupId?: string
   readonly children?: ReactNode
 }) {
   const isOpen = useShell((s) => s.feed?.sessionId === session.id)
   const openSession = useShell((s) => s.openSession)
   const [mode, setMode] = useState<Mode>('view')
-  const item = useRef<HTMLLIElement>(null)
+  const item = useRef<HTMLDivElement>(null)
   const ids = useId()
   const title = sessionTitle(session)
   const isFolded = fold?.isFolded === true
@@ -56,34 +60,34 @@ export function SessionItem({
   }
 
   return (
-    <li
-      ref={item}
-      role="treeitem"
-      className={depth > 0 ? 'tree-node tree-fork' : 'tree-node'}
-      aria-level={depth + 1}
-      aria-posinset={position.index}
-      aria-setsize={position.count}
-      aria-expanded={fold === undefined ? undefined : !fold.isFolded}
-      aria-selected={isOpen}
-      aria-labelledby={labelledBy.join(' ')}
-      aria-keyshortcuts="Enter F2 Delete"
-      tabIndex={isActive ? 0 : -1}
-      data-session-id={session.id}
-      onFocus={(event) => {
-        if (event.target === event.currentTarget) onFocus?.()
-      }}
-      onKeyDown={(event) => {
-        // Keys from inside (the rename input, a forked item below) are not this item's.
-        if (event.target !== event.currentTarget) return
-        if (event.key === 'Enter') void openSession(session.id)
-        else if (event.key === 'F2') setMode('rename')
-        else if (event.key === 'Delete') setMode('confirm-delete')
-        else return
-        event.preventDefault()
-      }}
-    >
+    <li role="none" className={depth > 0 ? 'tree-node tree-fork' : 'tree-node'}>
       <div
+        ref={item}
+        role="treeitem"
         className={isOpen ? 'session-row session-row-open' : 'session-row'}
+        aria-level={depth + 1}
+        aria-posinset={position.index}
+        aria-setsize={position.count}
+        aria-expanded={fold === undefined ? undefined : !fold.isFolded}
+        aria-selected={isOpen}
+        aria-labelledby={labelledBy.join(' ')}
+        // The forks' group is the item's sibling, owned by it: the item's own text is its name.
+        aria-owns={fold !== undefined && !fold.isFolded ? groupId : undefined}
+        aria-keyshortcuts="Enter F2 Delete"
+        tabIndex={isActive ? 0 : -1}
+        data-session-id={session.id}
+        onFocus={(event) => {
+          if (event.target === event.currentTarget) onFocus?.()
+        }}
+        onKeyDown={(event) => {
+          // Keys from inside (the rename input) are not this item's.
+          if (event.target !== event.currentTarget) return
+          if (event.key === 'Enter') void openSession(session.id)
+          else if (event.key === 'F2') setMode('rename')
+          else if (event.key === 'Delete') setMode('confirm-delete')
+          else return
+          event.preventDefault()
+        }}
         onClick={() => {
           if (mode !== 'rename') void openSession(session.id)
         }}
@@ -109,7 +113,7 @@ export function SessionItem({
             <span className="session-title" id={`${ids}-title`}>
               {session.isRunning && <span className="running-dot" aria-label="running" />}
               {title}
-            </span>
+            </span>{' '}
             <ForkPoint session={session}>
               <span className="session-meta" id={`${ids}-meta`}>
                 {describe(session)}
@@ -123,7 +127,9 @@ export function SessionItem({
           </span>
         )}
         {mode === 'view' && (
-          <span className="row-actions">
+          // For the pointer only: the keyboard has F2 and Delete on the item, and names inside
+          // the item would not match its own (axe: label-content-name-mismatch).
+          <span className="row-actions" aria-hidden="true">
             <button
               type="button"
               className="icon"

@@ -1,5 +1,5 @@
 import * as Tooltip from '@radix-ui/react-tooltip'
-import { useMemo, useRef, useState } from 'react'
+import { useId, useMemo, useRef, useState } from 'react'
 import type { KeyboardEvent } from 'react'
 import {
   buildSessionTree,
@@ -149,8 +149,10 @@ function TreeNode({
   const id = node.session.id
   const isFolded = tree.folded.has(id)
   const hasChildren = node.children.length > 0
+  const groupId = useId()
   return (
     <SessionItem
+      groupId={groupId}
       session={node.session}
       depth={depth}
       position={position}
@@ -168,6 +170,7 @@ function TreeNode({
     >
       {hasChildren && !isFolded && (
         <ul
+          id={groupId}
           className="tree-children"
           role="group"
           aria-label={`Forks of ${sessionTitle(node.session)}`}
