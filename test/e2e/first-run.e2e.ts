@@ -5,7 +5,7 @@
  * discovery probes is free, a scripted server on it is found and added with one click.
  * Screenshot: test-results/first-run.png.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
 import { startModelServer } from '../fixtures/model-server/server'
@@ -25,6 +25,10 @@ test.afterEach(async () => {
 
 function savedConfig(home: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(home, 'config.json'), 'utf8')) as Record<string, unknown>
+}
+
+function endpointsOf(home: string): Record<string, unknown> {
+  return (savedConfig(home)['endpoints'] ?? {}) as Record<string, unknown>
 }
 
 test('no endpoint: explains how to start a server, then connects an API endpoint', async ({
@@ -123,4 +127,30 @@ test('a local server on a probed port is found and added with one click', async 
   const endpoints = config['endpoints'] as Record<string, { baseUrl: string }>
   const id = String(config['defaultEndpoint'])
   expect(endpoints[id]?.baseUrl).toBe(model.url)
+})
+
+test('an endpoint that does not answer is not saved: a hint, and "Save anyway"', async ({
+  page,
+}) => {
+  // A port that was just listening and is closed now: nothing answers there.
+  const gone = await startModelServer({})
+  const url = gone.url
+  await gone.close()
+  serve = await startServeProcess()
+  await page.goto(serve.url)
+  const firstRun = page.getByRole('region', { name: 'Connect a model' })
+  const form = firstRun.getByRole('form', { name: 'Enter an API endpoint' })
+  await form.getByLabel('Base URL').fill(url)
+  await form.getByRole('button', { name: 'Save and connect' }).click()
+  const refusal = form.getByRole('alert')
+  await expect(refusal).toContainText(/Nothing answered at http:\/\/127\.0\.0\.1:\d+/)
+  await expect(refusal).toContainText('Ollama listens on 11434')
+  await expect(refusal).not.toContainText('fetch failed')
+  const home = serve.home
+  const hasSaved = () => existsSync(join(home, 'config.json')) && 'api' in endpointsOf(home)
+  expect(hasSaved()).toBe(false)
+  await expect(firstRun).toBeVisible()
+
+  await refusal.getByRole('button', { name: 'Save anyway' }).click()
+  await expect.poll(hasSaved).toBe(true)
 })

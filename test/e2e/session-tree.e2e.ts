@@ -1,8 +1,11 @@
 /**
- * The session tree by keyboard (Up/Down, Left/Right folding and going to the parent, Enter to
- * open, Delete to trash) and the trash (listed, restored back into the tree).
+ * The session tree as an ARIA tree (levels, expanded and selected state, a fork count when
+ * folded, the fork point on hover, no axe violations), by keyboard (Up/Down, Left/Right folding
+ * and going to the parent, Enter to open, F2 and Escape, Delete to trash) and the trash (listed,
+ * restored back into the tree).
  * Screenshot: test-results/session-tree.png.
  */
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
 import type { Page } from '@playwright/test'
 import { startApp } from './app-fixture'
@@ -30,8 +33,8 @@ test('arrows move, fold and open; Delete trashes; the trash restores', async ({ 
   await page.goto(app.url)
   const chat = page.getByRole('main', { name: 'Chat' })
   const sidebar = page.getByRole('complementary', { name: 'Sessions' })
-  const tree = sidebar.getByRole('list', { name: 'Session tree' })
-  const row = (name: RegExp) => tree.getByRole('button', { name })
+  const tree = sidebar.getByRole('tree', { name: 'Session tree' })
+  const row = (name: RegExp) => tree.getByRole('treeitem', { name })
 
   await send(page, 'Beta')
   await expect(chat).toContainText('Alpha answer.')
@@ -40,28 +43,52 @@ test('arrows move, fold and open; Delete trashes; the trash restores', async ({ 
   await expect(chat).toContainText('Beta answer.')
   // The first session gets a fork: Beta > (its fork), and the untitled one beside them.
   await row(/^Beta/).click()
-  await tree.getByRole('button', { name: 'Fork Beta at its last event' }).click()
+  await tree.locator(`button[aria-label="Fork Beta at its last event"]`).click()
   await expect(chat.getByRole('note', { name: 'Fork origin' })).toBeVisible()
-  const forks = tree.getByRole('list', { name: 'Forks of Beta' })
+  const forks = tree.getByRole('group', { name: 'Forks of Beta' })
   await expect(forks).toBeVisible()
-  const fork = forks.getByRole('button', { name: /fork at #\d+/ })
+  const fork = forks.getByRole('treeitem', { name: /fork at #\d+/ })
   // Titled from its first message (issue 17), no longer "Untitled session".
   const other = row(/^Alpha/)
+  const beta = row(/^Beta \d+ messages/)
+
+  // What the tree announces: levels, the open session selected, the parent expanded.
+  await expect(fork).toHaveAttribute('aria-level', '2')
+  await expect(fork).toHaveAttribute('aria-selected', 'true')
+  await expect(beta).toHaveAttribute('aria-level', '1')
+  await expect(beta).toHaveAttribute('aria-expanded', 'true')
+  await expect(beta).toHaveAttribute('aria-selected', 'false')
+  await expect(other).not.toHaveAttribute('aria-expanded', /.*/)
+  // Hovering the fork's meta line says what it starts after.
+  await fork.locator('.session-meta').hover()
+  const tip = page.getByRole('tooltip')
+  await expect(tip).toContainText(/Forked after event #\d+/)
+  await expect(tip).toContainText('Answer: Alpha answer.')
+  await page.mouse.move(0, 0)
+  const axe = await new AxeBuilder({ page }).include('aside[aria-label="Sessions"]').analyze()
+  expect(
+    axe.violations.map(
+      (v) =>
+        `${v.id} ${v.impact}: ${v.nodes.map((n) => `${n.html.slice(0, 120)} ${n.failureSummary ?? ''}`).join(' | ')}`,
+    ),
+  ).toEqual([])
 
   // One stop for Tab in the tree: the open session (the fork).
   await expect(fork).toHaveAttribute('tabindex', '0')
   await expect(other).toHaveAttribute('tabindex', '-1')
   await fork.focus()
   await page.keyboard.press('ArrowLeft')
-  await expect(row(/^Beta \d+ messages/)).toBeFocused()
+  await expect(beta).toBeFocused()
   await page.keyboard.press('ArrowLeft')
   await expect(forks).toHaveCount(0)
+  await expect(beta).toHaveAttribute('aria-expanded', 'false')
+  await expect(beta).toHaveAccessibleName(/1 fork$/)
   await page.keyboard.press('ArrowRight')
   await expect(forks).toBeVisible()
   await page.keyboard.press('ArrowRight')
   await expect(fork).toBeFocused()
   // Home and End reach the first and last session on screen; Up and Down step between.
-  const all = tree.locator('.session-open')
+  const all = tree.getByRole('treeitem')
   await expect(all).toHaveCount(3)
   await page.keyboard.press('Home')
   await expect(all.first()).toBeFocused()
@@ -75,14 +102,29 @@ test('arrows move, fold and open; Delete trashes; the trash restores', async ({ 
   await expect(chat).toContainText('Beta answer.')
   await expect(chat).not.toContainText('Alpha answer.')
 
-  // Delete on the focused session asks, then moves it to the trash.
+  // F2 renames in place; Escape leaves it as it was, with the focus back on the item.
+  await other.focus()
+  await page.keyboard.press('F2')
+  const title = sidebar.getByRole('textbox', { name: 'Session title' })
+  await title.fill('Not kept')
+  await title.press('Escape')
+  await expect(title).toHaveCount(0)
+  await expect(other).toBeFocused()
+
+  // Delete on the focused session asks, then moves it to the trash; Cancel keeps it.
+  await page.keyboard.press('Delete')
+  const confirm = page.getByRole('alertdialog', { name: 'Move to trash?' })
+  await expect(confirm).toContainText('Untitled session goes to the trash')
+  await confirm.getByRole('button', { name: 'Cancel' }).click()
+  await expect(confirm).toHaveCount(0)
+  await expect(other).toBeVisible()
   await other.focus()
   await page.keyboard.press('Delete')
-  await sidebar
-    .getByRole('group', { name: 'Confirm delete' })
-    .getByRole('button', { name: 'Delete' })
-    .click()
+  await confirm.getByRole('button', { name: 'Move to trash' }).click()
   await expect(other).toHaveCount(0)
+  // It was open: a neighbour is open now, not a blank pane.
+  await expect(tree.getByRole('treeitem', { selected: true })).toHaveCount(1)
+  await expect(chat).toContainText('answer.')
   const trash = sidebar.getByRole('region', { name: 'Trash' })
   await trash.getByRole('button', { name: /Trash \(1\)/ }).click()
   await expect(trash.getByRole('list', { name: 'Trashed sessions' })).toContainText('Alpha')

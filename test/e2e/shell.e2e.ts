@@ -49,26 +49,26 @@ test('send, answer, second session, fork as a branch with its origin, parent unc
   // A first message creates the session (named after it) and the answer appears in the chat.
   await send(page, 'Say hello')
   await expect(chat).toContainText('First answer from the scripted model.')
-  const tree = sidebar.getByRole('list', { name: 'Session tree' })
-  await expect(tree.getByRole('button', { name: /^Say hello/ })).toBeVisible()
+  const tree = sidebar.getByRole('tree', { name: 'Session tree' })
+  await expect(tree.getByRole('treeitem', { name: /^Say hello/ })).toBeVisible()
   await send(page, 'And again')
   await expect(chat).toContainText('Second answer')
-  await expect(tree.getByRole('button', { name: /^Say hello/ })).not.toContainText(' 3 messages')
+  await expect(tree.getByRole('treeitem', { name: /^Say hello/ })).not.toContainText(' 3 messages')
   await page.screenshot({ path: 'test-results/shell.png' })
 
   // Fork the whole conversation from the tree; the fork opens and says where it came from.
-  await tree.getByRole('button', { name: 'Rename Say hello' }).click()
+  await tree.locator(`button[aria-label="Rename Say hello"]`).click()
   await sidebar.getByRole('textbox', { name: 'Session title' }).fill('Greeting')
   await sidebar.getByRole('textbox', { name: 'Session title' }).press('Enter')
-  const parentRow = tree.getByRole('button', { name: /^Greeting \d+ messages/ })
+  const parentRow = tree.getByRole('treeitem', { name: /^Greeting \d+ messages/ })
   await expect(parentRow).toBeVisible()
   const parentMeta = await parentRow.locator('.session-meta').innerText()
-  await tree.getByRole('button', { name: 'Fork Greeting at its last event' }).click()
+  await tree.locator(`button[aria-label="Fork Greeting at its last event"]`).click()
   const banner = chat.getByRole('note', { name: 'Fork origin' })
   await expect(banner).toContainText(/Forked from Greeting at event \d+/)
-  const branch = tree.getByRole('list', { name: 'Forks of Greeting' })
-  await expect(branch.getByRole('button', { name: /fork at #\d+/ })).toHaveAttribute(
-    'aria-current',
+  const branch = tree.getByRole('group', { name: 'Forks of Greeting' })
+  await expect(branch.getByRole('treeitem', { name: /fork at #\d+/ })).toHaveAttribute(
+    'aria-selected',
     'true',
   )
   await expect(chat).toContainText('Second answer')
@@ -77,7 +77,7 @@ test('send, answer, second session, fork as a branch with its origin, parent unc
   await send(page, 'Only in the fork')
   await expect(chat).toContainText('An answer only the fork has.')
   // The fork is titled from its own first message, not the parent's title.
-  await expect(branch.getByRole('button', { name: /fork at #/ })).not.toContainText(
+  await expect(branch.getByRole('treeitem', { name: /fork at #/ })).not.toContainText(
     parentMeta.split(' · ')[0] ?? '',
   )
   await page.screenshot({ path: 'test-results/fork.png' })
@@ -86,24 +86,29 @@ test('send, answer, second session, fork as a branch with its origin, parent unc
   await expect(chat).toContainText('Second answer')
   await expect(chat).not.toContainText('An answer only the fork has.')
   await expect(parentRow.locator('.session-meta')).toContainText(parentMeta.split(' · ')[0] ?? '')
-  await expect(parentRow).toHaveAttribute('aria-current', 'true')
+  await expect(parentRow).toHaveAttribute('aria-selected', 'true')
 
   // A second session, empty, from the sidebar.
   await sidebar.getByRole('button', { name: 'New session' }).click()
-  await expect(tree.getByRole('button', { name: /^Untitled session/ })).toHaveAttribute(
-    'aria-current',
+  await expect(tree.getByRole('treeitem', { name: /^Untitled session/ })).toHaveAttribute(
+    'aria-selected',
     'true',
   )
   await expect(chat).not.toContainText('Second answer')
   await sidebar.screenshot({ path: 'test-results/tree.png' })
 
-  // Delete asks first, then the session leaves the tree (it is in the trash).
-  await tree.getByRole('button', { name: 'Delete Untitled session' }).click()
-  await tree.getByRole('button', { name: 'Delete', exact: true }).click()
-  await expect(tree.getByRole('button', { name: /^Untitled session/ })).toHaveCount(0)
+  // Delete asks first, naming the session, then it leaves the tree (it is in the trash) and,
+  // since it was open, its neighbour opens instead of a blank pane.
+  await tree.locator(`button[aria-label="Delete Untitled session"]`).click()
+  const confirm = page.getByRole('alertdialog', { name: 'Move to trash?' })
+  await expect(confirm).toContainText('Untitled session goes to the trash')
+  await confirm.getByRole('button', { name: 'Move to trash' }).click()
+  await expect(tree.getByRole('treeitem', { name: /^Untitled session/ })).toHaveCount(0)
+  await expect(tree.getByRole('treeitem', { selected: true })).toHaveCount(1)
+  await expect(chat).toContainText('Second answer')
 
   await page.emulateMedia({ colorScheme: 'dark' })
-  await branch.getByRole('button', { name: /fork at/ }).click()
+  await branch.getByRole('treeitem', { name: /fork at/ }).click()
   await expect(banner).toBeVisible()
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
   await page.screenshot({ path: 'test-results/dark.png' })

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import type { SessionSummary } from '../../protocol/contract'
+import type { EventDto, SessionSummary } from '../../protocol/contract'
 import {
   ancestorsOf,
   buildSessionTree,
+  forkCount,
+  forkPointText,
   formatAge,
+  neighbourOf,
   sessionTitle,
   treeMove,
   upsertSessions,
@@ -145,5 +148,58 @@ describe('treeMove (the keyboard in the session tree)', () => {
     expect(treeMove(tree, none, 'b', 'ArrowRight')).toBeUndefined()
     // A focused session that is gone (deleted meanwhile): the first one.
     expect(treeMove(tree, none, 'gone', 'ArrowDown')).toEqual({ kind: 'focus', id: 'a' })
+  })
+})
+
+describe('what the tree shows about forks', () => {
+  const sessions = [
+    session('a', { updatedAt: 10 }),
+    session('a1', { parentId: 'a', forkSeq: 3, updatedAt: 9 }),
+    session('a1x', { parentId: 'a1', forkSeq: 5, updatedAt: 8 }),
+    session('a2', { parentId: 'a', forkSeq: 4, updatedAt: 7 }),
+    session('b', { updatedAt: 1 }),
+  ]
+  const tree = buildSessionTree(sessions)
+
+  it('counts the forks a folded session hides, at any depth', () => {
+    expect(tree.map((node) => forkCount(node))).toEqual([3, 0])
+    expect(tree[0]?.children.map((node) => forkCount(node))).toEqual([1, 0])
+  })
+
+  it('opens the next session down when the open one is deleted, skipping its own forks', () => {
+    expect(neighbourOf(sessions, 'a1x')).toBe('a2')
+    expect(neighbourOf(sessions, 'a1')).toBe('a2')
+    expect(neighbourOf(sessions, 'a')).toBe('b')
+    // The last one: the one above it.
+    expect(neighbourOf(sessions, 'b')).toBe('a2')
+    expect(neighbourOf([session('only')], 'only')).toBeUndefined()
+    expect(neighbourOf(sessions, 'gone')).toBeUndefined()
+  })
+
+  it('names the fork point by the last message before it, the user or the answer', () => {
+    const at = { at: 1, turn: 0, step: 0, v: 1 }
+    const user = (seq: number, content: string, kind = 'input') =>
+      ({ ...at, seq, type: 'user/message', data: { content, kind } }) as unknown as EventDto
+    const answer = (seq: number, text: string) =>
+      ({
+        ...at,
+        seq,
+        type: 'assistant/message',
+        data: {
+          blocks: [
+            { type: 'reasoning', text: 'hmm' },
+            { type: 'text', text },
+          ],
+          finish: 'stop',
+        },
+      }) as unknown as EventDto
+    expect(forkPointText([user(0, 'Fix the\n build'), answer(1, 'Done.')])).toBe('Answer: Done.')
+    expect(forkPointText([user(0, 'Fix the\n build'), user(1, 'git status', 'context')])).toBe(
+      'You: Fix the build',
+    )
+    expect(forkPointText([])).toBeUndefined()
+    const long = forkPointText([user(0, 'x'.repeat(500))]) ?? ''
+    expect(long.length).toBeLessThan(200)
+    expect(long.endsWith('…')).toBe(true)
   })
 })

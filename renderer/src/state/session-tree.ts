@@ -3,7 +3,7 @@
  * `session/list` paged in plus what `sessions/changed` updated; a fork whose parent is not in the
  * list (not paged in yet, or in the trash) is shown as a root and still names its parent.
  */
-import type { SessionSummary } from '../../../protocol/contract'
+import type { EventDto, SessionSummary } from '../../../protocol/contract'
 
 export interface SessionNode {
   readonly session: SessionSummary
@@ -168,4 +168,63 @@ export function treeMove(
       if (hasForks && !folded.has(id)) return { kind: 'fold', id, isFolded: true }
       return here.parent === undefined ? undefined : { kind: 'focus', id: here.parent.session.id }
   }
+}
+
+/** How many sessions fork off `node` at any depth: what a folded row says it hides. */
+export function forkCount(node: SessionNode): number {
+  return node.children.reduce((sum, child) => sum + 1 + forkCount(child), 0)
+}
+
+/**
+ * The session to open when `sessionId` leaves the tree while open: the next one down the tree
+ * (everything unfolded), else the one above it; undefined when it was the only one. Its own
+ * forks are not picked: they stay, but opening one would look like the delete did not happen.
+ */
+export function neighbourOf(
+  sessions: readonly SessionSummary[],
+  sessionId: string,
+): string | undefined {
+  const rows = visibleSessions(buildSessionTree(sessions), new Set())
+  const at = rows.findIndex((row) => row.node.session.id === sessionId)
+  if (at === -1) return undefined
+  const inside = new Set<string>()
+  const collect = (node: SessionNode) => {
+    inside.add(node.session.id)
+    node.children.forEach(collect)
+  }
+  const here = rows[at]
+  if (here !== undefined) collect(here.node)
+  const after = rows.slice(at + 1).find((row) => !inside.has(row.node.session.id))
+  return (after ?? rows[at - 1])?.node.session.id
+}
+
+/** The longest fork-point text a tooltip shows. */
+const FORK_POINT_CHARS = 160
+
+/**
+ * What a fork starts after, in words: the last message of the user or the model before the fork
+ * point, cut to a tooltip's length. `events` are the parent's, oldest first, before `forkSeq`.
+ */
+export function forkPointText(events: readonly EventDto[]): string | undefined {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]
+    if (event === undefined) continue
+    const said = messageText(event)
+    if (said === undefined) continue
+    const oneLine = said.replace(/\s+/g, ' ').trim()
+    if (oneLine === '') continue
+    const who = event.type === 'user/message' ? 'You' : 'Answer'
+    const cut =
+      oneLine.length > FORK_POINT_CHARS ? `${oneLine.slice(0, FORK_POINT_CHARS - 1)}…` : oneLine
+    return `${who}: ${cut}`
+  }
+  return undefined
+}
+
+function messageText(event: EventDto): string | undefined {
+  if (event.type === 'user/message')
+    return event.data.kind === 'input' ? event.data.content : undefined
+  if (event.type !== 'assistant/message') return undefined
+  const text = event.data.blocks.flatMap((block) => (block.type === 'text' ? [block.text] : []))
+  return text.length > 0 ? text.join(' ') : undefined
 }

@@ -7,7 +7,7 @@ import type { BridgeError, BridleApi, SessionSummary } from '../../../protocol/c
 import { EventCache, pageLoader } from './event-cache'
 import type { SessionDetails } from './feed-reducer'
 import { initialFeed } from './feed-reducer'
-import { upsertSessions } from './session-tree'
+import { neighbourOf, upsertSessions } from './session-tree'
 import type { ShellState } from './shell-store'
 
 const PROJECT_KEY = 'bridle.project'
@@ -155,9 +155,15 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     },
 
     async deleteSession(sessionId) {
+      // The open session leaving must not leave a blank pane: open its neighbour in the tree.
+      const wasOpen = get().feed?.sessionId === sessionId
+      const next = wasOpen ? neighbourOf(get().sessions, sessionId) : undefined
       const result = await call('session/delete', { sessionId })
       if (!result.ok) return fail('Could not delete the session', result.error)
       applySummary(result.value)
+      // applySummary closed it; unless another session was opened meanwhile, open the neighbour.
+      if (!wasOpen || get().feed !== undefined) return
+      if (next !== undefined) await get().openSession(next)
     },
 
     async forkSession(sessionId, atSeq) {

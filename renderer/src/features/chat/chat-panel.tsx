@@ -91,7 +91,7 @@ export function ChatPanel({
     const index = itemIndexForSeq(items, selectedSeq)
     if (index === undefined) return
     setStuck(false)
-    virtualizer.scrollToIndex(index, { align: 'auto' })
+    virtualizer.scrollToIndex(index, { align: 'center' })
     // Only a new selection scrolls (items and virtualizer are left out of the deps on purpose):
     // rows arriving later must not pull the view back to it.
   }, [selectedSeq])

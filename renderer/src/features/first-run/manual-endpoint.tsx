@@ -40,8 +40,10 @@ export function ManualEndpoint({ api, save, existingIds, onDone }: ManualEndpoin
   const [savedId, setSavedId] = useState<string | undefined>(undefined)
   const [failedTest, setFailedTest] = useState<string | undefined>(undefined)
 
-  const submit = async (event: SubmitEvent) => {
-    event.preventDefault()
+  // The address did not answer: said with what to try, and not saved unless asked to.
+  const [refused, setRefused] = useState<string | undefined>(undefined)
+  const submit = async (event: SubmitEvent | undefined, isSavingAnyway = false) => {
+    event?.preventDefault()
     setFailedTest(undefined)
     const isNew = draft.id.trim() !== savedId
     const local = checkEndpointDraft(draft, { existingIds, isNew })
@@ -50,6 +52,17 @@ export function ManualEndpoint({ api, save, existingIds, onDone }: ManualEndpoin
       return
     }
     setBusy(true)
+    // Without a key the address is tried before anything is saved; with one, the server may
+    // refuse the keyless try, so the test after saving (with the key) decides.
+    if (key.trim() === '' && !isSavingAnyway) {
+      const probe = await api.call('endpoint/test', { baseUrl: draft.baseUrl.trim() })
+      if (!(probe.ok && probe.value.ok)) {
+        setBusy(false)
+        setRefused(capitalize(probe.ok ? probe.value.message : probe.error.message))
+        return
+      }
+    }
+    setRefused(undefined)
     const failure = await saveAll()
     setBusy(false)
     if (failure !== undefined) setProblems(failure)
@@ -155,6 +168,18 @@ export function ManualEndpoint({ api, save, existingIds, onDone }: ManualEndpoin
         </p>
       )}
       <FormErrors message={problems.message} fields={problems.unplaced} />
+      {refused === undefined ? null : (
+        <div className="settings-test is-failed" role="alert">
+          <strong>Not saved: nothing answered</strong>
+          <p>{refused}</p>
+          <p className="muted">
+            Ollama listens on 11434, LM Studio on 1234, llama.cpp on 8080 and vLLM on 8000.
+          </p>
+          <button type="button" onClick={() => void submit(undefined, true)}>
+            Save anyway
+          </button>
+        </div>
+      )}
       {failedTest === undefined ? null : (
         <div className="settings-test is-failed" role="status">
           <strong>Saved, but not working yet</strong>
@@ -177,4 +202,8 @@ export function ManualEndpoint({ api, save, existingIds, onDone }: ManualEndpoin
       </div>
     </form>
   )
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }

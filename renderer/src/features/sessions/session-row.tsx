@@ -1,117 +1,175 @@
-import { useState } from 'react'
+import { ChevronDown, ChevronRight, GitFork, Pencil, Trash2 } from 'lucide-react'
+import { useId, useRef, useState } from 'react'
+import type { ReactNode } from 'react'
 import type { SessionSummary } from '../../../../protocol/contract'
 import { formatAge, sessionTitle } from '../../state/session-tree'
 import { useShell } from '../../state/shell-context'
-import { ForkIcon, PencilIcon, TrashIcon } from './icons'
+import { DeleteDialog } from './delete-dialog'
+import { ForkPoint } from './fork-point'
 
 export interface FoldControl {
   readonly isFolded: boolean
   readonly toggle: () => void
+  /** Forks below this session at any depth. */
   readonly count: number
 }
 
 type Mode = 'view' | 'rename' | 'confirm-delete'
 
 /**
- * One session in the tree: open it, rename it inline, or move it to the trash after a confirm.
- * The row says what the tree needs to be read without opening: title, fork point, messages, age.
+ * One session as a `treeitem` of the session tree: the item itself is the one focusable element
+ * (a roving tabindex), named by its title and meta line. Its buttons (rename, fork, delete, the
+ * fold chevron) are for the pointer and stay out of the Tab order, so nothing interactive is
+ * reachable inside the item; the keyboard has Enter (open), F2 (rename), Delete (trash) and the
+ * arrows (fold, unfold) instead. `children` is the `group` of its forks, a sibling of the item (in
+ * the item's `li`) that the item owns, so the item's name is its own text only.
  */
-export function SessionRow({
+export function SessionItem({
   session,
   depth,
+  position,
   fold,
   isActive = true,
   onFocus,
+  groupId,
+  children,
 }: {
   readonly session: SessionSummary
   readonly depth: number
+  /** 1-based place among its siblings, and how many there are. */
+  readonly position: { readonly index: number; readonly count: number }
   readonly fold?: FoldControl
-  /** The row Tab reaches in its tree (the others are reached with the arrow keys). */
+  /** The item Tab reaches in its tree (the others are reached with the arrow keys). */
   readonly isActive?: boolean
   readonly onFocus?: () => void
+  /** The id of `children`, the group of forks. */
+  readonly groupId?: string
+  readonly children?: ReactNode
 }) {
   const isOpen = useShell((s) => s.feed?.sessionId === session.id)
   const openSession = useShell((s) => s.openSession)
   const [mode, setMode] = useState<Mode>('view')
+  const item = useRef<HTMLDivElement>(null)
+  const ids = useId()
   const title = sessionTitle(session)
-  const tabIndex = isActive ? 0 : -1
+  const isFolded = fold?.isFolded === true
+  const labelledBy = [`${ids}-title`, `${ids}-meta`, ...(isFolded ? [`${ids}-count`] : [])]
+  const backToItem = () => {
+    setMode('view')
+    item.current?.focus()
+  }
 
   return (
-    <div
-      className={isOpen ? 'session-row session-row-open' : 'session-row'}
-      style={{ paddingLeft: 6 + depth * 14 }}
-      data-session-id={session.id}
-    >
-      {fold ? (
-        <button
-          type="button"
-          className="fold"
-          tabIndex={-1}
-          aria-expanded={!fold.isFolded}
-          aria-label={`${fold.isFolded ? 'Show' : 'Hide'} ${fold.count} fork(s) of ${title}`}
-          onClick={fold.toggle}
-        >
-          {fold.isFolded ? '▸' : '▾'}
-        </button>
-      ) : (
-        <span className="fold-space" aria-hidden="true">
-          {depth > 0 ? '↳' : ''}
-        </span>
-      )}
-      {mode === 'rename' ? (
-        <RenameForm session={session} onDone={() => setMode('view')} />
-      ) : (
-        <button
-          type="button"
-          className="session-open"
-          tabIndex={tabIndex}
-          aria-current={isOpen ? 'true' : undefined}
-          aria-keyshortcuts="F2 Delete"
-          onClick={() => void openSession(session.id)}
-          onFocus={onFocus}
-          onKeyDown={(event) => {
-            if (event.key === 'F2') setMode('rename')
-            else if (event.key === 'Delete') setMode('confirm-delete')
-            else return
-            event.preventDefault()
-          }}
-        >
-          <span className="session-title">
-            {session.isRunning && <span className="running-dot" aria-label="running" />}
-            {title}
+    <li role="none" className={depth > 0 ? 'tree-node tree-fork' : 'tree-node'}>
+      <div
+        ref={item}
+        role="treeitem"
+        className={isOpen ? 'session-row session-row-open' : 'session-row'}
+        aria-level={depth + 1}
+        aria-posinset={position.index}
+        aria-setsize={position.count}
+        aria-expanded={fold === undefined ? undefined : !fold.isFolded}
+        aria-selected={isOpen}
+        aria-labelledby={labelledBy.join(' ')}
+        // The forks' group is the item's sibling, owned by it: the item's own text is its name.
+        aria-owns={fold !== undefined && !fold.isFolded ? groupId : undefined}
+        aria-keyshortcuts="Enter F2 Delete"
+        tabIndex={isActive ? 0 : -1}
+        data-session-id={session.id}
+        onFocus={(event) => {
+          if (event.target === event.currentTarget) onFocus?.()
+        }}
+        onKeyDown={(event) => {
+          // Keys from inside (the rename input) are not this item's.
+          if (event.target !== event.currentTarget) return
+          if (event.key === 'Enter') void openSession(session.id)
+          else if (event.key === 'F2') setMode('rename')
+          else if (event.key === 'Delete') setMode('confirm-delete')
+          else return
+          event.preventDefault()
+        }}
+        onClick={() => {
+          if (mode !== 'rename') void openSession(session.id)
+        }}
+      >
+        {fold ? (
+          <span
+            className="fold"
+            aria-hidden="true"
+            onClick={(event) => {
+              event.stopPropagation()
+              fold.toggle()
+            }}
+          >
+            {fold.isFolded ? <ChevronRight size={14} /> : <ChevronDown size={14} />}
           </span>
-          <span className="session-meta">{describe(session)}</span>
-        </button>
-      )}
-      {mode === 'view' && (
-        <span className="row-actions">
-          <button
-            type="button"
-            className="icon"
-            tabIndex={tabIndex}
-            aria-label={`Rename ${title}`}
-            title="Rename"
-            onClick={() => setMode('rename')}
-          >
-            <PencilIcon />
-          </button>
-          <ForkButton session={session} title={title} tabIndex={tabIndex} />
-          <button
-            type="button"
-            className="icon"
-            tabIndex={tabIndex}
-            aria-label={`Delete ${title}`}
-            title="Move to trash"
-            onClick={() => setMode('confirm-delete')}
-          >
-            <TrashIcon />
-          </button>
-        </span>
-      )}
-      {mode === 'confirm-delete' && (
-        <ConfirmDelete session={session} onDone={() => setMode('view')} />
-      )}
-    </div>
+        ) : (
+          <span className="fold-space" aria-hidden="true" />
+        )}
+        {mode === 'rename' ? (
+          <RenameForm session={session} onDone={backToItem} onBlurSave={() => setMode('view')} />
+        ) : (
+          <div className="session-open">
+            <span className="session-title" id={`${ids}-title`}>
+              {session.isRunning && <span className="running-dot" aria-label="running" />}
+              {title}
+            </span>{' '}
+            <ForkPoint session={session}>
+              <span className="session-meta" id={`${ids}-meta`}>
+                {describe(session)}
+              </span>
+            </ForkPoint>
+          </div>
+        )}
+        {fold?.isFolded === true && (
+          <span className="fork-count" id={`${ids}-count`} title="Folded forks">
+            {fold.count} {fold.count === 1 ? 'fork' : 'forks'}
+          </span>
+        )}
+        {mode === 'view' && (
+          // For the pointer only: the keyboard has F2 and Delete on the item, and names inside
+          // the item would not match its own (axe: label-content-name-mismatch).
+          <span className="row-actions" aria-hidden="true">
+            <button
+              type="button"
+              className="icon"
+              tabIndex={-1}
+              aria-label={`Rename ${title}`}
+              aria-keyshortcuts="F2"
+              title="Rename (F2)"
+              onClick={(event) => {
+                event.stopPropagation()
+                setMode('rename')
+              }}
+            >
+              <Pencil size={14} aria-hidden="true" />
+            </button>
+            <ForkButton session={session} title={title} />
+            <button
+              type="button"
+              className="icon"
+              tabIndex={-1}
+              aria-label={`Delete ${title}`}
+              aria-keyshortcuts="Delete"
+              title="Move to trash (Delete)"
+              onClick={(event) => {
+                event.stopPropagation()
+                setMode('confirm-delete')
+              }}
+            >
+              <Trash2 size={14} aria-hidden="true" />
+            </button>
+          </span>
+        )}
+      </div>
+      <DeleteDialog
+        sessionId={session.id}
+        title={title}
+        isOpen={mode === 'confirm-delete'}
+        onClose={() => setMode('view')}
+      />
+      {children}
+    </li>
   )
 }
 
@@ -122,24 +180,25 @@ export function SessionRow({
 function ForkButton({
   session,
   title,
-  tabIndex,
 }: {
   readonly session: SessionSummary
   readonly title: string
-  readonly tabIndex: number
 }) {
   const forkSession = useShell((s) => s.forkSession)
   return (
     <button
       type="button"
       className="icon"
-      tabIndex={tabIndex}
+      tabIndex={-1}
       aria-label={`Fork ${title} at its last event`}
       title="Fork at the last event"
       disabled={session.eventCount === 0 || session.isRunning}
-      onClick={() => void forkSession(session.id, session.eventCount)}
+      onClick={(event) => {
+        event.stopPropagation()
+        void forkSession(session.id, session.eventCount)
+      }}
     >
-      <ForkIcon />
+      <GitFork size={14} aria-hidden="true" />
     </button>
   )
 }
@@ -153,25 +212,34 @@ function describe(session: SessionSummary): string {
   return parts.join(' · ')
 }
 
+/**
+ * The title in place. Enter saves and Escape cancels, both giving the focus back to the item;
+ * leaving the field by pointer saves where the focus went.
+ */
 function RenameForm({
   session,
   onDone,
+  onBlurSave,
 }: {
   readonly session: SessionSummary
   readonly onDone: () => void
+  readonly onBlurSave: () => void
 }) {
   const renameSession = useShell((s) => s.renameSession)
   const [title, setTitle] = useState(session.title ?? '')
+  const isClosing = useRef(false)
   const save = () => {
     if (title !== (session.title ?? '')) void renameSession(session.id, title.trim())
-    onDone()
   }
   return (
     <form
       className="rename"
+      onClick={(event) => event.stopPropagation()}
       onSubmit={(event) => {
         event.preventDefault()
+        isClosing.current = true
         save()
+        onDone()
       }}
     >
       <input
@@ -180,43 +248,20 @@ function RenameForm({
         maxLength={200}
         autoFocus
         onChange={(event) => setTitle(event.target.value)}
-        onBlur={save}
+        onBlur={() => {
+          if (isClosing.current) return
+          save()
+          onBlurSave()
+        }}
         onKeyDown={(event) => {
           if (event.key === 'Escape') {
             event.stopPropagation()
+            event.preventDefault()
+            isClosing.current = true
             onDone()
           }
         }}
       />
     </form>
-  )
-}
-
-function ConfirmDelete({
-  session,
-  onDone,
-}: {
-  readonly session: SessionSummary
-  readonly onDone: () => void
-}) {
-  const deleteSession = useShell((s) => s.deleteSession)
-  return (
-    <div className="confirm" role="group" aria-label="Confirm delete">
-      <span>Move to trash?</span>
-      <button
-        type="button"
-        className="danger"
-        autoFocus
-        onClick={() => {
-          void deleteSession(session.id)
-          onDone()
-        }}
-      >
-        Delete
-      </button>
-      <button type="button" className="ghost" onClick={onDone}>
-        Cancel
-      </button>
-    </div>
   )
 }

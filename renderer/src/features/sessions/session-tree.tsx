@@ -1,9 +1,17 @@
-import { useMemo, useRef, useState } from 'react'
+import * as Tooltip from '@radix-ui/react-tooltip'
+import { useId, useMemo, useRef, useState } from 'react'
 import type { KeyboardEvent } from 'react'
-import { buildSessionTree, treeMove, visibleSessions } from '../../state/session-tree'
+import {
+  buildSessionTree,
+  forkCount,
+  sessionTitle,
+  treeMove,
+  visibleSessions,
+} from '../../state/session-tree'
 import type { SessionNode, TreeKey } from '../../state/session-tree'
 import { useShell } from '../../state/shell-context'
-import { SessionRow } from './session-row'
+import { SessionItem } from './session-row'
+import './sessions.css'
 
 const TREE_KEYS: ReadonlySet<string> = new Set<TreeKey>([
   'ArrowUp',
@@ -24,9 +32,10 @@ interface TreeState {
 }
 
 /**
- * The project's sessions with their forks nested under them. Branches start open; a branch
- * can be folded, and the open session is highlighted wherever it is. The keyboard moves as in
- * a tree view: Tab enters at one session, Up and Down move, Right and Left unfold and fold (or
+ * The project's sessions as an ARIA tree, each fork nested under its parent with a branch line
+ * drawn from the parent (hover the fork's meta line for the message it starts after). Branches
+ * start open; a folded one says how many forks it hides. The open session is the selected item
+ * wherever it is. The keyboard moves as in a tree view: Tab enters at one session, Up and Down move, Right and Left unfold and fold (or
  * go into the forks and back to the parent), Home and End; Enter opens, F2 renames, Delete
  * moves to the trash.
  */
@@ -68,8 +77,8 @@ export function SessionTree() {
 
   const onKeyDown = (event: KeyboardEvent<HTMLUListElement>) => {
     const target = event.target as HTMLElement
-    if (!TREE_KEYS.has(event.key) || !target.classList.contains('session-open')) return
-    const fromId = target.closest<HTMLElement>('[data-session-id]')?.dataset['sessionId']
+    if (!TREE_KEYS.has(event.key) || target.getAttribute('role') !== 'treeitem') return
+    const fromId = target.dataset['sessionId']
     if (fromId === undefined) return
     const move = treeMove(tree, folded, fromId, event.key as TreeKey)
     event.preventDefault()
@@ -79,9 +88,7 @@ export function SessionTree() {
       return
     }
     setActive(move.id)
-    list.current
-      ?.querySelector<HTMLElement>(`[data-session-id="${CSS.escape(move.id)}"] .session-open`)
-      ?.focus()
+    list.current?.querySelector<HTMLElement>(`[data-session-id="${CSS.escape(move.id)}"]`)?.focus()
   }
 
   if (projectDir === undefined) return null
@@ -94,12 +101,26 @@ export function SessionTree() {
   }
   return (
     <>
-      {/* The arrow keys of the session buttons inside are handled here. */}
-      <ul className="session-tree" aria-label="Session tree" ref={list} onKeyDown={onKeyDown}>
-        {tree.map((node) => (
-          <TreeNode key={node.session.id} node={node} depth={0} tree={state} />
-        ))}
-      </ul>
+      <Tooltip.Provider>
+        {/* The arrow keys of the items inside are handled here. */}
+        <ul
+          className="session-tree"
+          role="tree"
+          aria-label="Session tree"
+          ref={list}
+          onKeyDown={onKeyDown}
+        >
+          {tree.map((node, index) => (
+            <TreeNode
+              key={node.session.id}
+              node={node}
+              depth={0}
+              position={{ index: index + 1, count: tree.length }}
+              tree={state}
+            />
+          ))}
+        </ul>
+      </Tooltip.Provider>
       {cursor !== null && (
         <button
           type="button"
@@ -117,39 +138,54 @@ export function SessionTree() {
 function TreeNode({
   node,
   depth,
+  position,
   tree,
 }: {
   readonly node: SessionNode
   readonly depth: number
+  readonly position: { readonly index: number; readonly count: number }
   readonly tree: TreeState
 }) {
   const id = node.session.id
   const isFolded = tree.folded.has(id)
   const hasChildren = node.children.length > 0
+  const groupId = useId()
   return (
-    <li className="tree-node">
-      <SessionRow
-        session={node.session}
-        depth={depth}
-        isActive={tree.activeId === id}
-        onFocus={() => tree.setActive(id)}
-        {...(hasChildren
-          ? {
-              fold: {
-                isFolded,
-                toggle: () => tree.setFolded(id, !isFolded),
-                count: node.children.length,
-              },
-            }
-          : {})}
-      />
+    <SessionItem
+      groupId={groupId}
+      session={node.session}
+      depth={depth}
+      position={position}
+      isActive={tree.activeId === id}
+      onFocus={() => tree.setActive(id)}
+      {...(hasChildren
+        ? {
+            fold: {
+              isFolded,
+              toggle: () => tree.setFolded(id, !isFolded),
+              count: forkCount(node),
+            },
+          }
+        : {})}
+    >
       {hasChildren && !isFolded && (
-        <ul className="tree-children" aria-label={`Forks of ${node.session.title ?? 'session'}`}>
-          {node.children.map((child) => (
-            <TreeNode key={child.session.id} node={child} depth={depth + 1} tree={tree} />
+        <ul
+          id={groupId}
+          className="tree-children"
+          role="group"
+          aria-label={`Forks of ${sessionTitle(node.session)}`}
+        >
+          {node.children.map((child, index) => (
+            <TreeNode
+              key={child.session.id}
+              node={child}
+              depth={depth + 1}
+              position={{ index: index + 1, count: node.children.length }}
+              tree={tree}
+            />
           ))}
         </ul>
       )}
-    </li>
+    </SessionItem>
   )
 }

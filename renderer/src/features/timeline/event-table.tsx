@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { memo, useEffect, useRef } from 'react'
+import { memo, useEffect, useRef, useState } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { summarizeEvent } from './event-summary'
 
@@ -115,47 +115,73 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
     if (scrollTo !== undefined) virtualizer.scrollToIndex(scrollTo.index, { align: 'center' })
   }, [scrollTo, virtualizer])
 
+  // Following the end, as a log tail: at the bottom, new rows scroll into view; scrolled up,
+  // the view stays and counts what arrived below it.
+  const [follow, setFollow] = useState({ isFollowing: true, seenCount: rows.count })
+  const latest = rows.count - 1
+  useEffect(() => {
+    if (follow.isFollowing && latest >= 0) virtualizer.scrollToIndex(latest, { align: 'end' })
+  }, [follow.isFollowing, latest, virtualizer])
+  const onScroll = () => {
+    const element = scroller.current
+    if (element === null) return
+    const isAtEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT
+    if (isAtEnd !== follow.isFollowing) setFollow({ isFollowing: isAtEnd, seenCount: rows.count })
+  }
+  const newCount = follow.isFollowing ? 0 : Math.max(0, rows.count - follow.seenCount)
+
   return (
-    <div className="tl-table" role="table" aria-label="Events" aria-rowcount={rows.count + 1}>
-      <div className="tl-row tl-head" role="row" aria-rowindex={1}>
-        <span role="columnheader" className="tl-cell-seq">
-          seq
-        </span>
-        <span role="columnheader" className="tl-cell-time">
-          time
-        </span>
-        <span role="columnheader" className="tl-cell-type">
-          type
-        </span>
-        <span role="columnheader" className="tl-cell-num">
-          turn
-        </span>
-        <span role="columnheader" className="tl-cell-num">
-          step
-        </span>
-        <span role="columnheader" className="tl-cell-summary">
-          summary
-        </span>
-      </div>
-      <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll">
-        <div className="tl-rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
-          {items.map((item) => {
-            const event = rows.rowAt(item.index)
-            // Keyed by slot, not by index: a row scrolled out is reused for the one scrolled in,
-            // so a fast scroll updates a few text nodes instead of rebuilding every row.
-            return (
-              <EventRow
-                key={item.index % items.length}
-                event={event}
-                index={item.index}
-                top={item.start}
-                isSelected={event !== undefined && event.seq === selectedSeq}
-                onSelect={onSelect}
-              />
-            )
-          })}
+    <>
+      <div className="tl-table" role="table" aria-label="Events" aria-rowcount={rows.count + 1}>
+        <div className="tl-row tl-head" role="row" aria-rowindex={1}>
+          <span role="columnheader" className="tl-cell-seq">
+            seq
+          </span>
+          <span role="columnheader" className="tl-cell-time">
+            time
+          </span>
+          <span role="columnheader" className="tl-cell-type">
+            type
+          </span>
+          <span role="columnheader" className="tl-cell-num">
+            turn
+          </span>
+          <span role="columnheader" className="tl-cell-num">
+            step
+          </span>
+          <span role="columnheader" className="tl-cell-summary">
+            summary
+          </span>
+        </div>
+        <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll" onScroll={onScroll}>
+          <div className="tl-rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+            {items.map((item) => {
+              const event = rows.rowAt(item.index)
+              // Keyed by slot, not by index: a row scrolled out is reused for the one scrolled in,
+              // so a fast scroll updates a few text nodes instead of rebuilding every row.
+              return (
+                <EventRow
+                  key={item.index % items.length}
+                  event={event}
+                  index={item.index}
+                  top={item.start}
+                  isSelected={event !== undefined && event.seq === selectedSeq}
+                  onSelect={onSelect}
+                />
+              )
+            })}
+          </div>
         </div>
       </div>
-    </div>
+      {newCount > 0 && (
+        <button
+          type="button"
+          className="tl-new-events"
+          onClick={() => setFollow({ isFollowing: true, seenCount: rows.count })}
+        >
+          {newCount} new event{newCount === 1 ? '' : 's'}
+        </button>
+      )}
+    </>
   )
 }
