@@ -10,7 +10,8 @@ import { createContext, useContext, useEffect, useRef } from 'react'
 import { actionForKey } from './shortcuts'
 import type { ActionName } from './shortcuts'
 
-export type ActionHandler = () => boolean | void
+/** Returns `false` to decline; anything else means handled. */
+export type ActionHandler = () => unknown
 
 export interface ActionRegistry {
   /** Adds a handler; the returned function removes it. */

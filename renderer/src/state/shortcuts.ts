@@ -40,7 +40,10 @@ export interface ActionSpec {
  */
 export const ACTIONS = {
   'new-session': {
-    keys: [{ key: 'n', mod: true }, { key: 'n', alt: true }],
+    keys: [
+      { key: 'n', mod: true },
+      { key: 'n', alt: true },
+    ],
     what: 'New session',
     whileTyping: true,
   },
@@ -77,7 +80,11 @@ export const ACTIONS = {
     what: 'Fork the session at the selected message',
     whileTyping: true,
   },
-  regenerate: { keys: [{ key: 'r', alt: true }], what: 'Regenerate the last answer', whileTyping: true },
+  regenerate: {
+    keys: [{ key: 'r', alt: true }],
+    what: 'Regenerate the last answer',
+    whileTyping: true,
+  },
   'edit-last-message': {
     keys: [{ key: 'e', alt: true }],
     what: 'Edit your last message',

@@ -28,13 +28,7 @@ export function ShellLayout({ onHelp }: { readonly onHelp: () => void }) {
       <TopBar isNarrow={isNarrow} onToggleSidebar={onToggleSidebar} onHelp={onHelp} />
       <ConnectionBanner />
       <NoticeBar />
-      {page === 'settings' ? (
-        <SettingsPage />
-      ) : isNarrow ? (
-        <NarrowPanels />
-      ) : (
-        <WidePanels />
-      )}
+      {page === 'settings' ? <SettingsPage /> : isNarrow ? <NarrowPanels /> : <WidePanels />}
     </div>
   )
 }
