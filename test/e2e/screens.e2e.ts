@@ -24,7 +24,11 @@ const SHOTS = 'test-results/screens'
  * Violations known and left to the area that owns them, each with its reason (printed when it
  * is skipped). Empty is the goal.
  */
-const ALLOWED: Readonly<Record<string, string>> = {}
+const ALLOWED: Readonly<Record<string, string>> = {
+  'label-content-name-mismatch':
+    "the chat's model badge is named 'Model …' while it shows the model's name; the model " +
+    'picker replacing it (issue 17, item 1) is named "Model" by the issue',
+}
 
 /** Shoots `view` at both sizes and themes and runs axe on each; `prepare` restores the view. */
 async function shootView(page: Page, view: string, prepare?: () => Promise<void>): Promise<void> {
@@ -56,7 +60,7 @@ async function checkAxe(page: Page, where: string): Promise<void> {
     (violation) =>
       `${violation.id} (${violation.impact ?? ''}): ${violation.help}\n  ${violation.nodes
         .slice(0, 4)
-        .map((node) => node.target.join(' '))
+        .map((node) => `${node.target.join(' ')}: ${node.failureSummary ?? ''}`)
         .join('\n  ')}`,
   )
   expect(said, `serious axe violations in ${where}`).toEqual([])
