@@ -137,7 +137,7 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
           summary
         </span>
       </div>
-      <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll" tabIndex={0}>
+      <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll">
         <div className="tl-rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const event = rows.rowAt(item.index)
