@@ -24,10 +24,19 @@ const SHOTS = 'test-results/screens'
  * Violations known and left to the area that owns them, each with its reason (printed when it
  * is skipped). Empty is the goal.
  */
-const ALLOWED: Readonly<Record<string, string>> = {
-  'label-content-name-mismatch':
-    "the chat's model badge is named 'Model …' while it shows the model's name; the model " +
-    'picker replacing it (issue 17, item 1) is named "Model" by the issue',
+const ALLOWED: Readonly<Record<string, { readonly target: string; readonly reason: string }>> = {
+  'label-content-name-mismatch': {
+    target: '.model-badge',
+    reason:
+      "the chat's model badge is named 'Model …' while it shows the model's name; the model " +
+      'picker replacing it (issue 17, item 1) is named "Model" by the issue',
+  },
+  'scrollable-region-focusable': {
+    target: '.tl-scroll',
+    reason:
+      "the timeline's scrolling rows sit inside its ARIA table, where a focusable wrapper is " +
+      'not allowed (aria-required-children); its rows take focus once the table is reworked',
+  },
 }
 
 /** Shoots `view` at both sizes and themes and runs axe on each; `prepare` restores the view. */
@@ -52,9 +61,12 @@ async function checkAxe(page: Page, where: string): Promise<void> {
     (violation) => violation.impact === 'serious' || violation.impact === 'critical',
   )
   const failing = serious.filter((violation) => {
-    const reason = ALLOWED[violation.id]
-    if (reason !== undefined) console.log(`axe ${violation.id} allowed (${where}): ${reason}`)
-    return reason === undefined
+    const allowed = ALLOWED[violation.id]
+    const isAllowed =
+      allowed !== undefined &&
+      violation.nodes.every((node) => node.target.join(' ').includes(allowed.target))
+    if (isAllowed) console.log(`axe ${violation.id} allowed (${where}): ${allowed.reason}`)
+    return !isAllowed
   })
   const said = failing.map(
     (violation) =>
@@ -125,7 +137,7 @@ test.describe('with a scripted model', () => {
     await box.press('Enter')
     const allow = chat.getByRole('button', { name: 'Allow once' })
     await expect(allow).toBeVisible()
-    await shootView(page, 'approval', () => allow.scrollIntoViewIfNeeded())
+    await shootView(page, 'approval', () => expect(allow).toBeInViewport())
 
     await allow.click()
     await expect(chat).toContainText('The answer is now')
