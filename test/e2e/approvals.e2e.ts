@@ -18,6 +18,7 @@ import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
 import type { Locator, Page } from '@playwright/test'
 import { startApp } from './app-fixture'
+import { openInspector } from './shell-nav'
 import type { AppUnderTest } from './app-fixture'
 
 const SHOTS = process.env['BRIDLE_SHOTS'] ?? 'test-results'
@@ -181,7 +182,7 @@ test('warnings in words, the exact grant picked and kept, who decided, sandboxed
   await page.screenshot({ path: `${SHOTS}/approval-done.png` })
 
   // The timeline names who decided each call, and each command's process.
-  await page.getByRole('tab', { name: 'Timeline' }).click()
+  await openInspector(page, 'Timeline')
   const timeline = page.getByRole('region', { name: 'Timeline' })
   await timeline.getByText('Types', { exact: true }).click()
   await timeline.getByRole('checkbox', { name: 'approval/decided' }).check()
@@ -207,8 +208,8 @@ test('the sandbox setting: each choice explained, the one picked saved in config
 }) => {
   await page.setViewportSize({ width: 1440, height: 900 })
   await page.goto(app.url)
-  await page.getByRole('tab', { name: 'Settings' }).click()
-  const settings = page.getByRole('region', { name: 'Settings' })
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
+  const settings = page.getByRole('main', { name: 'Settings' })
   const section = settings.getByRole('region', { name: 'Sandbox' })
   const auto = section.getByRole('radio', { name: /^Auto/ })
   await expect(auto).toBeChecked()

@@ -21,6 +21,7 @@ import {
 import { probeAnswers } from '../fixtures/model-server/probe-script'
 import type { RouteHandler } from '../fixtures/model-server/server'
 import { startApp } from './app-fixture'
+import { backToChat, openSettings } from './shell-nav'
 import type { AppUnderTest } from './app-fixture'
 
 let app: AppUnderTest | undefined
@@ -53,8 +54,7 @@ async function shoot(page: Page, name: string, prepare?: () => Promise<void>): P
 }
 
 async function openModels(page: Page, endpointId: string): Promise<Locator> {
-  await page.getByRole('tab', { name: 'Settings' }).click()
-  const settings = page.getByRole('region', { name: 'Settings' })
+  const settings = await openSettings(page)
   const card = settings.getByRole('listitem', { name: `Endpoint ${endpointId}` })
   await card.getByRole('button', { name: 'Models' }).click()
   return card.getByRole('table', { name: `Models of ${endpointId}` })
@@ -147,6 +147,7 @@ test('settings: a capability test of Ollama 0.12, its card, and the same card fr
 
   // A turn resolves the session's profile: the badge names the model and the server, and opens
   // the profile with the same card.
+  await backToChat(page)
   await send(page, 'Say hello')
   const chat = page.getByRole('main', { name: 'Chat' })
   await expect(chat.getByRole('article', { name: /^Agent/ })).toContainText('Hello.')

@@ -8,6 +8,7 @@ import { expect, test } from '@playwright/test'
 import type { Page } from '@playwright/test'
 import { chatRequests } from '../fixtures/model-server/server'
 import { startApp } from './app-fixture'
+import { openInspector } from './shell-nav'
 import { valueFromPage } from './page-bridge'
 import type { AppUnderTest } from './app-fixture'
 
@@ -62,7 +63,7 @@ test('compact now lists the checkpoint with tokens, expands originals, and undoe
   await runTurn(page, 'How are tests run?', 4)
   await runTurn(page, 'And the build?', 6)
 
-  await page.getByRole('tab', { name: 'Checkpoints' }).click()
+  await openInspector(page, 'Checkpoints')
   const panel = page.getByRole('region', { name: 'Checkpoints' })
   await expect(panel).toContainText('No checkpoints yet')
   await panel.getByRole('textbox', { name: 'Focus' }).fill('the codename')
@@ -102,7 +103,7 @@ test('a failed summary says what failed and leaves no checkpoint', async ({ page
   await page.goto(app.url)
   await runTurn(page, 'What is the codename?', 2)
   app.model.setScript([{ status: 400, body: { error: { message: 'summaries are off today' } } }])
-  await page.getByRole('tab', { name: 'Checkpoints' }).click()
+  await openInspector(page, 'Checkpoints')
   const panel = page.getByRole('region', { name: 'Checkpoints' })
   await panel.getByRole('button', { name: 'Compact now' }).click()
   await expect(panel.getByRole('alert')).toContainText('summaries are off today')

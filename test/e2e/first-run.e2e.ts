@@ -85,9 +85,9 @@ test('no endpoint: explains how to start a server, then connects an API endpoint
   await expect
     .poll(() => server.requests.some((r) => r.headers.authorization === `Bearer ${secret}`))
     .toBe(true)
-  await page.getByRole('tab', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   const card = page
-    .getByRole('region', { name: 'Settings' })
+    .getByRole('main', { name: 'Settings' })
     .getByRole('listitem', { name: 'Endpoint api' })
   await expect(card.getByTestId('key-state-api')).toHaveText('key stored')
   expect(await page.content()).not.toContain(secret)

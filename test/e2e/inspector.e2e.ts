@@ -7,6 +7,7 @@
 import { expect, test } from '@playwright/test'
 import type { Locator, Page } from '@playwright/test'
 import { startApp } from './app-fixture'
+import { openInspector } from './shell-nav'
 import { valueFromPage } from './page-bridge'
 import type { AppUnderTest } from './app-fixture'
 
@@ -99,7 +100,7 @@ test('lists every event, filters by tool/call, shows JSON, overlapping reads, re
   await page.goto(app.url)
   await runTurn(page, 'Read README.md and src/app.ts')
 
-  await page.getByRole('tab', { name: 'Timeline' }).click()
+  await openInspector(page, 'Timeline')
   const timeline = page.getByRole('region', { name: 'Timeline' })
   const table = timeline.getByRole('table', { name: 'Events' })
 
@@ -208,7 +209,7 @@ async function timelineAfterTurn(page: Page) {
   await page.setViewportSize({ width: 1500, height: 900 })
   await page.goto(app.url)
   await runTurn(page, 'Read both')
-  await page.getByRole('tab', { name: 'Timeline' }).click()
+  await openInspector(page, 'Timeline')
   const timeline = page.getByRole('region', { name: 'Timeline' })
   return { timeline, table: timeline.getByRole('table', { name: 'Events' }) }
 }

@@ -40,8 +40,8 @@ function savedConfig(): Record<string, unknown> {
 }
 
 async function openSettings(page: Page): Promise<Locator> {
-  await page.getByRole('tab', { name: 'Settings' }).click()
-  const settings = page.getByRole('region', { name: 'Settings' })
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
+  const settings = page.getByRole('main', { name: 'Settings' })
   await expect(settings.getByRole('heading', { name: 'Endpoints' })).toBeVisible()
   return settings
 }

@@ -43,7 +43,8 @@ test('send, answer, second session, fork as a branch with its origin, parent unc
   const chat = page.getByRole('main', { name: 'Chat' })
   const sidebar = page.getByRole('complementary', { name: 'Sessions' })
   await expect(chat).toBeVisible()
-  await expect(page.getByRole('region', { name: 'Timeline' })).toBeVisible()
+  // The inspector waits until asked for.
+  await expect(page.getByRole('complementary', { name: 'Inspector' })).toHaveCount(0)
   await expect(page.getByRole('combobox', { name: 'Project' })).toHaveValue(app.project)
 
   // A first message creates the session (named after it) and the answer appears in the chat.
@@ -125,12 +126,40 @@ test('shortcuts: help overlay, inspector toggle, search focus', async ({ page })
   await page.keyboard.press('Escape')
   await expect(help).toHaveCount(0)
 
-  await expect(page.getByRole('complementary', { name: 'Inspector' })).toBeVisible()
+  // The inspector is closed until opened; Ctrl+I toggles it, Alt+1 / Alt+2 pick its tab.
+  const inspector = page.getByRole('complementary', { name: 'Inspector' })
+  await expect(inspector).toHaveCount(0)
   await page.keyboard.press('Control+i')
-  await expect(page.getByRole('complementary', { name: 'Inspector' })).toHaveCount(0)
+  await expect(inspector).toBeVisible()
+  await page.keyboard.press('Alt+2')
+  await expect(inspector.getByRole('tab', { name: 'Checkpoints' })).toHaveAttribute(
+    'aria-selected',
+    'true',
+  )
+  await page.keyboard.press('Alt+1')
+  await expect(inspector.getByRole('tab', { name: 'Timeline' })).toHaveAttribute(
+    'aria-selected',
+    'true',
+  )
   await page.keyboard.press('Control+i')
-  await page.getByRole('tab', { name: 'Settings' }).click()
-  await expect(page.getByRole('region', { name: 'Settings' })).toBeVisible()
+  await expect(inspector).toHaveCount(0)
+
+  // Ctrl+, opens the settings page in place of the chat; Escape comes back.
+  await page.keyboard.press('Control+Comma')
+  await expect(page.getByRole('main', { name: 'Settings' })).toBeVisible()
+  await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeFocused()
+  await expect(page.getByRole('main', { name: 'Chat' })).toHaveCount(0)
+  await page.keyboard.press('Escape')
+  await expect(page.getByRole('main', { name: 'Chat' })).toBeVisible()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
+  await page.getByRole('button', { name: 'Back to chat' }).click()
+  await expect(page.getByRole('main', { name: 'Chat' })).toBeVisible()
+
+  // "/" goes to the composer, unless the user is typing somewhere.
+  await page.getByRole('button', { name: 'Help', exact: true }).focus()
+  await page.keyboard.press('/')
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeFocused()
+  await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('')
 
   await page.keyboard.press('Control+k')
   await expect(page.getByRole('searchbox', { name: 'Search sessions' })).toBeFocused()

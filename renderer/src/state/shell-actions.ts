@@ -59,7 +59,10 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     feed: undefined,
     eventCache: undefined,
     selectedSeq: undefined,
-    drawer: { isOpen: true, panel: 'timeline' },
+    // The inspector waits until asked for: the chat is what a new user came for.
+    drawer: { isOpen: false, panel: 'timeline' },
+    page: 'chat',
+    sidebar: { isOpen: true, isSheetOpen: false },
     notice: undefined,
 
     async start() {
@@ -209,7 +212,25 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     },
 
     showPanel(panel) {
-      set({ drawer: { isOpen: true, panel } })
+      if (panel === 'settings') get().openSettings()
+      else set({ drawer: { isOpen: true, panel }, page: 'chat' })
+    },
+
+    openSettings() {
+      set({ page: 'settings', sidebar: { ...get().sidebar, isSheetOpen: false } })
+    },
+
+    closeSettings() {
+      set({ page: 'chat' })
+    },
+
+    toggleSidebar() {
+      const { sidebar } = get()
+      set({ sidebar: { ...sidebar, isOpen: !sidebar.isOpen } })
+    },
+
+    setSidebarSheet(isOpen) {
+      set({ sidebar: { ...get().sidebar, isSheetOpen: isOpen } })
     },
 
     toggleDrawer() {

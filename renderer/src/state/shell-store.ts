@@ -41,6 +41,9 @@ const HEARTBEAT_MS = 10_000
 
 export type ConnectionStatus = 'connecting' | 'ready' | 'lost'
 
+export type ShellPage = 'chat' | 'settings'
+export type InspectorPanel = Exclude<DrawerPanel, 'settings'>
+
 export interface SearchHit {
   readonly sessionId: string
   readonly title: string | null
@@ -73,7 +76,14 @@ export interface ShellState {
   /** The open session's events for every panel: the feed's, plus chunks read on demand. */
   readonly eventCache: EventCache | undefined
   readonly selectedSeq: number | undefined
-  readonly drawer: { readonly isOpen: boolean; readonly panel: DrawerPanel }
+  readonly drawer: { readonly isOpen: boolean; readonly panel: InspectorPanel }
+  /** What fills the window under the top bar: the chat (with its panels) or the settings page. */
+  readonly page: ShellPage
+  /**
+   * The sessions sidebar: a panel beside the chat when the window is wide (`isOpen`), a sheet
+   * over it when narrow (`isSheetOpen`, closed until asked for).
+   */
+  readonly sidebar: { readonly isOpen: boolean; readonly isSheetOpen: boolean }
   /** The last action that failed, said in words for a dismissible alert. */
   readonly notice: string | undefined
 
@@ -94,8 +104,13 @@ export interface ShellState {
   readonly send: (text: string, attachments?: readonly AttachmentInput[]) => Promise<boolean>
   readonly stop: () => Promise<void>
   readonly selectSeq: (seq: number | undefined) => void
+  /** Shows an inspector panel, or the settings page for `'settings'`. */
   readonly showPanel: (panel: DrawerPanel) => void
   readonly toggleDrawer: () => void
+  readonly openSettings: () => void
+  readonly closeSettings: () => void
+  readonly toggleSidebar: () => void
+  readonly setSidebarSheet: (isOpen: boolean) => void
   readonly setEndpointsConfigured: () => void
   readonly dismissNotice: () => void
 }

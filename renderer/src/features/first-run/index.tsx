@@ -40,7 +40,7 @@ export function FirstRun({ api, onDone }: FirstRunProps) {
   return (
     <div className="first-run" role="region" aria-label="Connect a model">
       <div className="first-run-card">
-        <h2>Connect a model</h2>
+        <h1>Connect a model</h1>
         <p className="muted">
           Bridle talks to an OpenAI-compatible model server: one running on this computer, or an API
           on the network.
@@ -52,7 +52,7 @@ export function FirstRun({ api, onDone }: FirstRunProps) {
           aria-busy={isSearching}
         >
           <div className="first-run-section-head">
-            <h3 id="first-run-local">On this computer</h3>
+            <h2 id="first-run-local">On this computer</h2>
             <button type="button" disabled={isSearching} onClick={run}>
               {isSearching ? 'Looking…' : 'Look again'}
             </button>
@@ -85,7 +85,7 @@ export function FirstRun({ api, onDone }: FirstRunProps) {
           )}
         </section>
         <section className="first-run-section" aria-labelledby="first-run-api">
-          <h3 id="first-run-api">Or enter an API endpoint</h3>
+          <h2 id="first-run-api">Or enter an API endpoint</h2>
           <ManualEndpoint
             api={api}
             save={settings.save}

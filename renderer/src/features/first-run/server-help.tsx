@@ -5,7 +5,7 @@
 export function ServerHelp() {
   return (
     <div className="first-run-help" aria-label="How to start a local model server">
-      <h3>No local model server answered</h3>
+      <h2>No local model server answered</h2>
       <p className="muted">Start one of these, then press “Look again”.</p>
       <dl>
         <dt>Ollama</dt>

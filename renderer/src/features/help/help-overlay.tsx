@@ -1,51 +1,59 @@
-import { useEffect, useRef } from 'react'
+import * as Dialog from '@radix-ui/react-dialog'
+import { X } from 'lucide-react'
 import { useShellContext } from '../../state/shell-context'
-import { SHORTCUTS, TREE_SHORTCUTS } from '../../state/shortcuts'
+import { ACTION_NAMES, ACTIONS, LISTED_KEYS, keysLabel } from '../../state/shortcuts'
 import { AppInfoPanel } from '../about'
+
+/** Every key the help lists: the registry's actions, then the keys widgets bind themselves. */
+export function helpRows(): readonly { readonly keys: string; readonly what: string }[] {
+  return [
+    ...ACTION_NAMES.map((name) => ({ keys: keysLabel(name), what: ACTIONS[name].what })),
+    ...LISTED_KEYS,
+  ]
+}
 
 /**
  * The keyboard shortcuts and what this Bridle is (version, data folder, transport). A modal
- * dialog: focus moves into it, Escape or the button closes it (the shell binds Escape).
+ * dialog: focus moves into it and back out, Escape or the button closes it.
  */
-export function HelpOverlay({ onClose }: { readonly onClose: () => void }) {
+export function HelpOverlay({
+  isOpen,
+  onOpenChange,
+}: {
+  readonly isOpen: boolean
+  readonly onOpenChange: (isOpen: boolean) => void
+}) {
   const { api } = useShellContext()
-  const closeRef = useRef<HTMLButtonElement>(null)
-  useEffect(() => {
-    const previous = document.activeElement
-    closeRef.current?.focus()
-    return () => {
-      if (previous instanceof HTMLElement) previous.focus()
-    }
-  }, [])
   return (
-    <div
-      className="overlay"
-      onClick={(event) => {
-        if (event.target === event.currentTarget) onClose()
-      }}
-    >
-      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title">
-        <div className="dialog-head">
-          <h2 id="help-title">Help</h2>
-          <button ref={closeRef} type="button" className="ghost" onClick={onClose}>
-            Close
-          </button>
-        </div>
-        <h3>Keyboard shortcuts</h3>
-        <table className="shortcuts">
-          <tbody>
-            {[...SHORTCUTS, ...TREE_SHORTCUTS].map((shortcut) => (
-              <tr key={shortcut.keys}>
-                <td>
-                  <kbd>{shortcut.keys}</kbd>
-                </td>
-                <td>{shortcut.what}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <AppInfoPanel api={api} />
-      </div>
-    </div>
+    <Dialog.Root open={isOpen} onOpenChange={onOpenChange}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="overlay" />
+        <Dialog.Content className="dialog" aria-describedby={undefined}>
+          <div className="dialog-head">
+            <Dialog.Title>Help</Dialog.Title>
+            <Dialog.Close asChild>
+              <button type="button" className="ghost">
+                <X size={16} aria-hidden="true" />
+                Close
+              </button>
+            </Dialog.Close>
+          </div>
+          <h3>Keyboard shortcuts</h3>
+          <table className="shortcuts" aria-label="Keyboard shortcuts">
+            <tbody>
+              {helpRows().map((row) => (
+                <tr key={row.keys}>
+                  <td>
+                    <kbd>{row.keys}</kbd>
+                  </td>
+                  <td>{row.what}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <AppInfoPanel api={api} />
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
   )
 }

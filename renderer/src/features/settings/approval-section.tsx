@@ -51,7 +51,7 @@ export function ApprovalSection({ view, save }: ApprovalSectionProps) {
 
   return (
     <section className="settings-section" aria-labelledby="settings-approval">
-      <h3 id="settings-approval">Approvals</h3>
+      <h2 id="settings-approval">Approvals</h2>
       <ModeChoices
         legend="Approval mode"
         choices={APPROVAL_MODES}
@@ -59,7 +59,7 @@ export function ApprovalSection({ view, save }: ApprovalSectionProps) {
         onPick={(choice) => void pick(choice)}
       />
       <FormErrors message={message} fields={unplaced} />
-      <h4>Remembered rules</h4>
+      <h3>Remembered rules</h3>
       {rules.length === 0 ? (
         <p className="muted">
           None yet. Answering “always” to an approval prompt remembers the command here.

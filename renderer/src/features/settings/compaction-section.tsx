@@ -76,7 +76,7 @@ function CompactionForm({
 
   return (
     <section className="settings-section" aria-labelledby="settings-compaction">
-      <h3 id="settings-compaction">Compaction</h3>
+      <h2 id="settings-compaction">Compaction</h2>
       <form
         className="settings-form"
         aria-label="Compaction"

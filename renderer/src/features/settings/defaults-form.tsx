@@ -135,7 +135,7 @@ function DefaultsDraft({
       aria-label={scope.name}
       onSubmit={(event) => void submit(event)}
     >
-      <h4>{scope.title}</h4>
+      <h3>{scope.title}</h3>
       <Field
         label={scope.endpointLabel}
         error={errors.endpointId}

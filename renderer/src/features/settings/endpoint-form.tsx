@@ -87,7 +87,7 @@ export function EndpointForm({
       noValidate
       onSubmit={(event) => void submit(event)}
     >
-      <h4>{title}</h4>
+      <h3>{title}</h3>
       <Field label="Name" error={problems.byField.id}>
         {(wiring) => (
           <input

@@ -21,7 +21,7 @@ export function EndpointsSection({ api, view, save, projectDir }: EndpointsSecti
   const ids = Object.keys(view.config.endpoints)
   return (
     <section className="settings-section" aria-labelledby="settings-endpoints">
-      <h3 id="settings-endpoints">Endpoints</h3>
+      <h2 id="settings-endpoints">Endpoints</h2>
       {view.endpoints.length === 0 ? (
         <p className="muted">No endpoint yet: add one, or find the servers running here.</p>
       ) : (

@@ -43,7 +43,7 @@ export function SandboxSection({ view, save }: SandboxSectionProps) {
 
   return (
     <section className="settings-section" aria-labelledby="settings-sandbox">
-      <h3 id="settings-sandbox">Sandbox</h3>
+      <h2 id="settings-sandbox">Sandbox</h2>
       <p className="settings-hint">
         In the sandbox a command can change files only inside the project, and reaches the network
         only when you allow it.

@@ -14,7 +14,7 @@ export function ThemeSection() {
   const name = useId()
   return (
     <section className="settings-section" aria-labelledby="settings-theme">
-      <h3 id="settings-theme">Theme</h3>
+      <h2 id="settings-theme">Theme</h2>
       <fieldset className="settings-segmented">
         <legend className="settings-visually-hidden">Theme</legend>
         {CHOICES.map(({ choice, label }) => (

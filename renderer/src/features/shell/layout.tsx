@@ -1,51 +1,105 @@
+import { useEffect } from 'react'
 import { Group, Panel, Separator, useDefaultLayout } from 'react-resizable-panels'
 import { useShell } from '../../state/shell-context'
 import { Sidebar } from '../sessions'
 import { ConnectionBanner, NoticeBar } from './connection'
 import { ChatArea } from './chat-area'
 import { Drawer } from './drawer'
+import { SettingsPage } from './settings-page'
+import { Sheet } from './sheet'
 import { TopBar } from './top-bar'
+import { useIsNarrow } from './use-narrow'
 
 /**
- * Sidebar | chat | drawer, resizable. The drawer (the inspector) can be closed; the sidebar
- * and the chat are always there. Sizes the user drags to are remembered (in the renderer's
- * local storage, one layout with the drawer and one without), so the app reopens as it was.
+ * The top bar over either the settings page or sidebar | chat | inspector. Wide windows keep
+ * the sidebar and the inspector beside the chat, resizable, each closable; under 1100 px they
+ * open as sheets over the chat from the same top-bar buttons. Sizes the user drags to are
+ * remembered (in the renderer's local storage, one layout per set of open panels).
  */
 export function ShellLayout({ onHelp }: { readonly onHelp: () => void }) {
+  const isNarrow = useIsNarrow()
+  const page = useShell((s) => s.page)
+  const toggleSidebar = useShell((s) => s.toggleSidebar)
+  const setSidebarSheet = useShell((s) => s.setSidebarSheet)
+  const isSheetOpen = useShell((s) => s.sidebar.isSheetOpen)
+  const onToggleSidebar = () => (isNarrow ? setSidebarSheet(!isSheetOpen) : toggleSidebar())
+  return (
+    <div className="shell">
+      <TopBar isNarrow={isNarrow} onToggleSidebar={onToggleSidebar} onHelp={onHelp} />
+      <ConnectionBanner />
+      <NoticeBar />
+      {page === 'settings' ? <SettingsPage /> : isNarrow ? <NarrowPanels /> : <WidePanels />}
+    </div>
+  )
+}
+
+function WidePanels() {
   const isDrawerOpen = useShell((s) => s.drawer.isOpen)
+  const isSidebarOpen = useShell((s) => s.sidebar.isOpen)
+  const panelIds = [
+    ...(isSidebarOpen ? ['sidebar'] : []),
+    'chat',
+    ...(isDrawerOpen ? ['drawer'] : []),
+  ]
   const { defaultLayout, onLayoutChanged } = useDefaultLayout({
     id: 'bridle-shell',
-    panelIds: isDrawerOpen ? ['sidebar', 'chat', 'drawer'] : ['sidebar', 'chat'],
+    panelIds,
     storage: localStorage,
     onlySaveAfterUserInteractions: true,
   })
   return (
-    <div className="shell">
-      <TopBar onHelp={onHelp} />
-      <ConnectionBanner />
-      <NoticeBar />
-      <Group
-        className="shell-panels"
-        orientation="horizontal"
-        defaultLayout={defaultLayout}
-        onLayoutChanged={onLayoutChanged}
+    <Group
+      className="shell-panels"
+      orientation="horizontal"
+      defaultLayout={defaultLayout}
+      onLayoutChanged={onLayoutChanged}
+    >
+      {isSidebarOpen && (
+        <>
+          <Panel id="sidebar" defaultSize="22%" minSize="220px" maxSize="40%">
+            <Sidebar />
+          </Panel>
+          <Separator className="resize-handle" />
+        </>
+      )}
+      <Panel id="chat" minSize="360px">
+        <ChatArea />
+      </Panel>
+      {isDrawerOpen && (
+        <>
+          <Separator className="resize-handle" />
+          <Panel id="drawer" defaultSize="32%" minSize="300px" maxSize="60%">
+            <Drawer />
+          </Panel>
+        </>
+      )}
+    </Group>
+  )
+}
+
+/** Only the chat in the row; the sessions and the inspector are sheets over it. */
+function NarrowPanels() {
+  const isDrawerOpen = useShell((s) => s.drawer.isOpen)
+  const toggleDrawer = useShell((s) => s.toggleDrawer)
+  const isSheetOpen = useShell((s) => s.sidebar.isSheetOpen)
+  const setSidebarSheet = useShell((s) => s.setSidebarSheet)
+  const openSessionId = useShell((s) => s.feed?.sessionId)
+  // Picking a session in the sheet is done with it: show the chat.
+  useEffect(() => setSidebarSheet(false), [openSessionId, setSidebarSheet])
+  return (
+    <div className="shell-panels shell-narrow">
+      <ChatArea />
+      <Sheet side="left" title="Sessions" isOpen={isSheetOpen} onOpenChange={setSidebarSheet}>
+        <Sidebar />
+      </Sheet>
+      <Sheet
+        side="right"
+        title="Inspector"
+        isOpen={isDrawerOpen}
+        onOpenChange={(isOpen) => isOpen !== isDrawerOpen && toggleDrawer()}
       >
-        <Panel id="sidebar" defaultSize="22%" minSize="200px" maxSize="45%">
-          <Sidebar />
-        </Panel>
-        <Separator className="resize-handle" />
-        <Panel id="chat" minSize="320px">
-          <ChatArea />
-        </Panel>
-        {isDrawerOpen && (
-          <>
-            <Separator className="resize-handle" />
-            <Panel id="drawer" defaultSize="32%" minSize="260px" maxSize="60%">
-              <Drawer />
-            </Panel>
-          </>
-        )}
-      </Group>
+        <Drawer />
+      </Sheet>
     </div>
   )
 }

@@ -1,35 +1,67 @@
+import { CircleHelp, FolderOpen, PanelLeft, PanelRight, Settings } from 'lucide-react'
 import { useShell } from '../../state/shell-context'
-import { shortcutLabel } from '../../state/shortcuts'
+import { keysLabel } from '../../state/shortcuts'
+import { BarButton } from './icon-button'
 
-/** The app's name, where it is, and the buttons for the inspector and help. */
-export function TopBar({ onHelp }: { readonly onHelp: () => void }) {
+const ICON = { size: 16, 'aria-hidden': true } as const
+
+/** The app's name, where it is, and the buttons for the sessions, inspector, settings and help. */
+export function TopBar({
+  isNarrow,
+  onToggleSidebar,
+  onHelp,
+}: {
+  readonly isNarrow: boolean
+  readonly onToggleSidebar: () => void
+  readonly onHelp: () => void
+}) {
   const projectDir = useShell((s) => s.projectDir)
   const isDrawerOpen = useShell((s) => s.drawer.isOpen)
+  const sidebar = useShell((s) => s.sidebar)
+  const page = useShell((s) => s.page)
   const toggleDrawer = useShell((s) => s.toggleDrawer)
+  const openSettings = useShell((s) => s.openSettings)
+  const closeSettings = useShell((s) => s.closeSettings)
+  const isChat = page === 'chat'
   return (
     <header className="top-bar">
+      {isChat && (
+        <BarButton
+          icon={<PanelLeft {...ICON} />}
+          label="Sessions"
+          hint={`Show or hide the sessions (${keysLabel('toggle-sidebar')})`}
+          aria-expanded={isNarrow ? sidebar.isSheetOpen : sidebar.isOpen}
+          onClick={onToggleSidebar}
+        />
+      )}
       <span className="brand">Bridle</span>
       <span className="top-bar-project" title={projectDir}>
+        <FolderOpen {...ICON} />
         {projectDir ?? 'No project open'}
       </span>
       <span className="spacer" />
-      <button
-        type="button"
-        className="ghost"
-        aria-pressed={isDrawerOpen}
-        onClick={toggleDrawer}
-        title={`Show or hide the inspector (${shortcutLabel('I')})`}
-      >
-        Inspector
-      </button>
-      <button
-        type="button"
-        className="ghost"
+      {isChat && (
+        <BarButton
+          icon={<PanelRight {...ICON} />}
+          label="Inspector"
+          hint={`Timeline and checkpoints (${keysLabel('toggle-inspector')})`}
+          aria-pressed={isDrawerOpen}
+          onClick={toggleDrawer}
+        />
+      )}
+      <BarButton
+        icon={<Settings {...ICON} />}
+        label="Settings"
+        hint={`Endpoints, approvals, theme (${keysLabel('open-settings')})`}
+        aria-pressed={!isChat}
+        onClick={isChat ? openSettings : closeSettings}
+      />
+      <BarButton
+        icon={<CircleHelp {...ICON} />}
+        label="Help"
+        hint={`Shortcuts and about (${keysLabel('help')})`}
         onClick={onHelp}
-        title="Shortcuts and about (? or F1)"
-      >
-        Help
-      </button>
+      />
     </header>
   )
 }
