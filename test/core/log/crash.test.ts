@@ -183,6 +183,7 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
         break
       case 'session/created':
       case 'session/title':
+      case 'session/model':
       case 'inbox/queued':
       case 'inbox/claimed':
       case 'user/message':
