@@ -114,7 +114,7 @@ test('arrows move, fold and open; Delete trashes; the trash restores', async ({ 
   // Delete on the focused session asks, then moves it to the trash; Cancel keeps it.
   await page.keyboard.press('Delete')
   const confirm = page.getByRole('alertdialog', { name: 'Move to trash?' })
-  await expect(confirm).toContainText('Untitled session goes to the trash')
+  await expect(confirm).toContainText('Alpha goes to the trash')
   await confirm.getByRole('button', { name: 'Cancel' }).click()
   await expect(confirm).toHaveCount(0)
   await expect(other).toBeVisible()

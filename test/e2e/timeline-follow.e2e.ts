@@ -6,6 +6,7 @@
 import { expect, test } from '@playwright/test'
 import { startApp } from './app-fixture'
 import type { AppUnderTest } from './app-fixture'
+import { openInspector } from './shell-nav'
 
 let app: AppUnderTest
 
@@ -29,7 +30,7 @@ test('follows a live turn to its last event; scrolled up, offers the new events'
 }) => {
   await page.setViewportSize({ width: 1400, height: 860 })
   await page.goto(app.url)
-  await page.getByRole('tab', { name: 'Timeline' }).click()
+  await openInspector(page, 'Timeline')
   const timeline = page.getByRole('region', { name: 'Timeline' })
   const count = timeline.getByTestId('timeline-count')
   const chat = page.getByRole('main', { name: 'Chat' })

@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useEffect, useMemo, useRef } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import type { ApprovalRequest } from '../../../../protocol/contract'
 import { callKey } from '../../state/event-selectors'
 import type { SessionPanelProps } from '../feed'
@@ -14,6 +14,7 @@ import type { MessageActions } from './messages'
 import { meterWindow } from './known-windows'
 import { ModelBadge } from './model-badge'
 import { useChatItems } from './use-chat-items'
+import { useChatKeys } from './use-chat-keys'
 import { useFollowEnd } from './use-follow-end'
 import './chat.css'
 
@@ -84,6 +85,9 @@ export function ChatPanel({
     [items, liveLength, totalSize, isWorking],
   )
   const { isStuck, isAway, setStuck, handlers } = useFollowEnd(scroller, sessionId, content)
+  const [keyError, setKeyError] = useState<string | undefined>()
+  useEffect(() => setKeyError(undefined), [sessionId])
+  useChatKeys(actions, items, selectedSeq, scroller, setKeyError)
 
   // A selection made elsewhere (the timeline) brings its message into view.
   useEffect(() => {
@@ -108,6 +112,11 @@ export function ChatPanel({
           <ContextMeter tokens={promptTokens} window={contextWindow} />
         </div>
         <CutBanner sessionId={sessionId} events={feed.events} onShowPanel={onShowPanel} />
+        {keyError !== undefined && (
+          <p className="chat-key-error" role="alert">
+            {keyError}
+          </p>
+        )}
         <div
           ref={scroller}
           className="chat-scroll"

@@ -28,6 +28,12 @@ export interface ComposerProps {
 }
 
 /**
+ * What is typed and not sent yet: kept outside the component, so opening the settings page or
+ * resizing across the narrow layout (both remount the chat) loses nothing.
+ */
+let unsentDraft = ''
+
+/**
  * The message box. Enter sends, Shift+Enter starts a new line (and Enter while an input method
  * composes a character does nothing: it confirms the character). While a turn runs, Stop is
  * offered next to Send: a message sent then steers the running turn at its next step. Escape
@@ -44,7 +50,13 @@ export function Composer({
   tools,
   listFiles,
 }: ComposerProps) {
-  const [text, setText] = useState('')
+  const [text, setTextState] = useState(() => unsentDraft)
+  const setText = (next: string | ((now: string) => string)) => {
+    setTextState((now) => {
+      unsentDraft = typeof next === 'function' ? next(now) : next
+      return unsentDraft
+    })
+  }
   const attach = useAttachments({ text, setText, ...(listFiles ? { listFiles } : {}) })
   const { completion } = attach
   const canSend = disabled !== true && text.trim() !== ''

@@ -1,6 +1,7 @@
 import * as Select from '@radix-ui/react-select'
 import { Check, ChevronDown } from 'lucide-react'
 import { useEffect, useState } from 'react'
+import { useAction } from '../../state/actions'
 import type { BridleApi, ModelInfo } from '../../../../protocol/contract'
 import { contextWindowText, toolSupportText, withDefaults } from '../settings'
 import './model-picker.css'
@@ -31,6 +32,8 @@ export function ModelPicker({ api, sessionId, model, endpointId }: ModelPickerPr
   const choices = useChoices(api)
   const [chosen, setChosen] = useState<{ endpointId?: string; model: string } | undefined>()
   const [error, setError] = useState<string | undefined>()
+  const [isOpen, setOpen] = useState(false)
+  useAction('open-model-picker', () => setOpen(true))
   useEffect(() => setChosen(undefined), [sessionId])
   const current = chosen ?? (model === null ? undefined : { endpointId, model })
   const currentValue =
@@ -71,6 +74,8 @@ export function ModelPicker({ api, sessionId, model, endpointId }: ModelPickerPr
           ? {}
           : { value: valueOf(currentValue.endpointId, currentValue.model.id) })}
         onValueChange={(value) => void choose(value)}
+        open={isOpen}
+        onOpenChange={setOpen}
       >
         <Select.Trigger className="model-picker-trigger" aria-label="Model">
           <Select.Value placeholder={current?.model ?? 'Choose a model'}>

@@ -13,7 +13,7 @@ export function helpRows(): readonly { readonly keys: string; readonly what: str
 }
 
 /**
- * The keyboard shortcuts and what this Bridle is (version, data folder, transport). A modal
+ * The keyboard shortcuts and what this Bridle is (version, data folder, transport). A
  * dialog: focus moves into it and back out, Escape or the button closes it.
  */
 export function HelpOverlay({
@@ -25,9 +25,12 @@ export function HelpOverlay({
 }) {
   const { api } = useShellContext()
   return (
-    <Dialog.Root open={isOpen} onOpenChange={onOpenChange}>
+    // Not modal: a modal Radix dialog locks scrolling with an injected <style>, which the strict
+    // CSP refuses. Focus still moves in and back out; Escape or a click outside closes it.
+    <Dialog.Root open={isOpen} modal={false} onOpenChange={onOpenChange}>
       <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
+        {/* The dimmed backdrop (Radix draws its Overlay only for modal dialogs). */}
+        <div className="overlay" aria-hidden="true" />
         <Dialog.Content className="dialog" aria-describedby={undefined}>
           <div className="dialog-head">
             <Dialog.Title>Help</Dialog.Title>

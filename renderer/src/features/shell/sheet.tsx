@@ -3,7 +3,7 @@ import type { ReactNode } from 'react'
 
 /**
  * A panel that slides over the content from one side when the window is too narrow to keep it
- * beside the chat. A modal dialog: focus stays inside, Escape or a click outside closes it.
+ * beside the chat, as a dialog over it: Escape or a click outside closes it.
  */
 export function Sheet({
   side,
@@ -19,9 +19,12 @@ export function Sheet({
   readonly children: ReactNode
 }) {
   return (
-    <Dialog.Root open={isOpen} onOpenChange={onOpenChange}>
+    // Not modal: a modal Radix dialog locks scrolling with an injected <style>, which the strict
+    // CSP refuses. Focus still moves in and back out; Escape or a click outside closes it.
+    <Dialog.Root open={isOpen} modal={false} onOpenChange={onOpenChange}>
       <Dialog.Portal>
-        <Dialog.Overlay className="sheet-overlay" />
+        {/* The dimmed backdrop (Radix draws its Overlay only for modal dialogs). */}
+        <div className="sheet-overlay" aria-hidden="true" />
         <Dialog.Content className={`sheet sheet-${side}`} aria-describedby={undefined}>
           <Dialog.Title className="visually-hidden">{title}</Dialog.Title>
           {children}
