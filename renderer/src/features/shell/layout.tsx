@@ -14,7 +14,9 @@ import { useIsNarrow } from './use-narrow'
  * The top bar over either the settings page or sidebar | chat | inspector. Wide windows keep
  * the sidebar and the inspector beside the chat, resizable, each closable; under 1100 px they
  * open as sheets over the chat from the same top-bar buttons. Sizes the user drags to are
- * remembered (in the renderer's local storage, one layout per set of open panels).
+ * remembered (in the renderer's local storage, one layout per set of open panels). The chat
+ * keeps its place in the tree in both widths, so crossing 1100 px does not remount it (an open
+ * popover, a half-picked approval and the scroll position stay).
  */
 export function ShellLayout({ onHelp }: { readonly onHelp: () => void }) {
   const isNarrow = useIsNarrow()
@@ -28,19 +30,17 @@ export function ShellLayout({ onHelp }: { readonly onHelp: () => void }) {
       <TopBar isNarrow={isNarrow} onToggleSidebar={onToggleSidebar} onHelp={onHelp} />
       <ConnectionBanner />
       <NoticeBar />
-      {page === 'settings' ? <SettingsPage /> : isNarrow ? <NarrowPanels /> : <WidePanels />}
+      {page === 'settings' ? <SettingsPage /> : <Panels isNarrow={isNarrow} />}
     </div>
   )
 }
 
-function WidePanels() {
+function Panels({ isNarrow }: { readonly isNarrow: boolean }) {
   const isDrawerOpen = useShell((s) => s.drawer.isOpen)
   const isSidebarOpen = useShell((s) => s.sidebar.isOpen)
-  const panelIds = [
-    ...(isSidebarOpen ? ['sidebar'] : []),
-    'chat',
-    ...(isDrawerOpen ? ['drawer'] : []),
-  ]
+  const hasSidebar = !isNarrow && isSidebarOpen
+  const hasDrawer = !isNarrow && isDrawerOpen
+  const panelIds = [...(hasSidebar ? ['sidebar'] : []), 'chat', ...(hasDrawer ? ['drawer'] : [])]
   const { defaultLayout, onLayoutChanged } = useDefaultLayout({
     id: 'bridle-shell',
     panelIds,
@@ -48,37 +48,40 @@ function WidePanels() {
     onlySaveAfterUserInteractions: true,
   })
   return (
-    <Group
-      className="shell-panels"
-      orientation="horizontal"
-      defaultLayout={defaultLayout}
-      onLayoutChanged={onLayoutChanged}
-    >
-      {isSidebarOpen && (
-        <>
-          <Panel id="sidebar" defaultSize="22%" minSize="220px" maxSize="40%">
-            <Sidebar />
-          </Panel>
-          <Separator className="resize-handle" />
-        </>
-      )}
-      <Panel id="chat" minSize="360px">
-        <ChatArea />
-      </Panel>
-      {isDrawerOpen && (
-        <>
-          <Separator className="resize-handle" />
-          <Panel id="drawer" defaultSize="32%" minSize="300px" maxSize="60%">
-            <Drawer />
-          </Panel>
-        </>
-      )}
-    </Group>
+    <>
+      <Group
+        className={isNarrow ? 'shell-panels shell-narrow' : 'shell-panels'}
+        orientation="horizontal"
+        defaultLayout={defaultLayout}
+        onLayoutChanged={onLayoutChanged}
+      >
+        {hasSidebar && (
+          <>
+            <Panel id="sidebar" defaultSize="22%" minSize="220px" maxSize="40%">
+              <Sidebar />
+            </Panel>
+            <Separator className="resize-handle" />
+          </>
+        )}
+        <Panel id="chat" minSize="360px">
+          <ChatArea />
+        </Panel>
+        {hasDrawer && (
+          <>
+            <Separator className="resize-handle" />
+            <Panel id="drawer" defaultSize="32%" minSize="300px" maxSize="60%">
+              <Drawer />
+            </Panel>
+          </>
+        )}
+      </Group>
+      {isNarrow && <NarrowSheets />}
+    </>
   )
 }
 
-/** Only the chat in the row; the sessions and the inspector are sheets over it. */
-function NarrowPanels() {
+/** Under 1100 px the sessions and the inspector are sheets over the chat. */
+function NarrowSheets() {
   const isDrawerOpen = useShell((s) => s.drawer.isOpen)
   const toggleDrawer = useShell((s) => s.toggleDrawer)
   const isSheetOpen = useShell((s) => s.sidebar.isSheetOpen)
@@ -87,8 +90,7 @@ function NarrowPanels() {
   // Picking a session in the sheet is done with it: show the chat.
   useEffect(() => setSidebarSheet(false), [openSessionId, setSidebarSheet])
   return (
-    <div className="shell-panels shell-narrow">
-      <ChatArea />
+    <>
       <Sheet side="left" title="Sessions" isOpen={isSheetOpen} onOpenChange={setSidebarSheet}>
         <Sidebar />
       </Sheet>
@@ -100,6 +102,6 @@ function NarrowPanels() {
       >
         <Drawer />
       </Sheet>
-    </div>
+    </>
   )
 }
