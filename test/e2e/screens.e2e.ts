@@ -150,7 +150,8 @@ test.describe('with a scripted model', () => {
 
     // A fork of the session, so the tree has a branch.
     const sidebar = page.getByRole('complementary', { name: 'Sessions' })
-    await sidebar.getByRole('button', { name: /^Fork .* at its last event/ }).click()
+    // The row's buttons are for the pointer (hidden from the tree's names): found by their label.
+    await sidebar.locator('button[aria-label^="Fork "][aria-label$=" at its last event"]').click()
     await expect(chat.getByRole('note', { name: 'Fork origin' })).toBeVisible()
     await shootView(page, 'session-tree', async () => {
       // Narrow windows keep the sessions in a sheet: open it to show the tree.
