@@ -6,6 +6,7 @@ import { expect, test } from '@playwright/test'
 import { startApp } from './app-fixture'
 import type { AppUnderTest } from './app-fixture'
 import { chatRequests } from '../fixtures/model-server/server'
+import { openInspector } from './shell-nav'
 
 let app: AppUnderTest
 
@@ -28,7 +29,9 @@ test('a title appears for a new session', async ({ page }) => {
   await page.getByRole('button', { name: 'Send' }).click()
   await expect(chat).toContainText('First answer.')
   const sidebar = page.getByRole('complementary', { name: 'Sessions' })
-  await expect(sidebar.getByRole('button', { name: /^Greeting the scripted model/ })).toBeVisible()
+  await expect(
+    sidebar.getByRole('treeitem', { name: /^Greeting the scripted model/ }),
+  ).toBeVisible()
   expect(app.model.titleRequests).toHaveLength(1)
   expect(chatRequests(app.model)).toHaveLength(1)
 })
@@ -53,7 +56,6 @@ test('the model picker switches the next request to the chosen model', async ({ 
   expect(models).toEqual(['scripted', 'bigger-model'])
 
   // The switch is in the timeline.
-  await page.getByRole('tab', { name: 'Timeline' }).click()
-  const timeline = page.getByRole('region', { name: 'Timeline' })
+  const timeline = await openInspector(page, 'Timeline')
   await expect(timeline.getByText(/model switched to bigger-model/)).toBeVisible()
 })
