@@ -56,6 +56,12 @@ test('Edit, Regenerate and Continue', async ({ page }) => {
 
   // Edit: a fork opens with the edited text; the server sees it, not the old text or answer.
   const question = chat.getByRole('article', { name: /^You/ }).first()
+  // The keyboard reaches it too: Alt+E edits the last message; Cancel leaves it as it was.
+  await page.getByRole('textbox', { name: 'Message' }).focus()
+  await page.keyboard.press('Alt+e')
+  await expect(question.getByRole('textbox', { name: 'Edited message' })).toBeVisible()
+  await question.getByRole('button', { name: 'Cancel' }).click()
+  await expect(question.getByRole('textbox', { name: 'Edited message' })).toHaveCount(0)
   await question.hover()
   await question.getByRole('button', { name: /^Edit/ }).click()
   const editor = question.getByRole('textbox', { name: 'Edited message' })

@@ -45,6 +45,11 @@ test('the model picker switches the next request to the chosen model', async ({ 
 
   const picker = page.getByRole('combobox', { name: 'Model' })
   await expect(picker).toContainText('scripted')
+  // Alt+M opens it from anywhere; Escape closes it.
+  await page.keyboard.press('Alt+m')
+  await expect(page.getByRole('listbox')).toBeVisible()
+  await page.keyboard.press('Escape')
+  await expect(page.getByRole('listbox')).toHaveCount(0)
   await picker.click()
   await page.getByRole('option', { name: /bigger-model/ }).click()
   await expect(picker).toContainText('bigger-model')
