@@ -71,6 +71,7 @@ const layerOrder = [
   ['main/core/tools'],
   ['main/core/prompt'],
   ['main/core/compaction'],
+  ['main/core/mcp'],
   ['main/core/host'],
   ['main/cli', 'main/electron'],
 ]

@@ -287,7 +287,13 @@ export const eventData = {
      */
     textCalls: z.object({ format: z.string().min(1) }).optional(),
   }),
-  'tool/call': z.object({ callId: CallId, name: z.string().min(1), args: Json }),
+  'tool/call': z.object({
+    callId: CallId,
+    name: z.string().min(1),
+    args: Json,
+    /** The MCP server that provides the tool, and the server's own name for it. */
+    mcp: z.object({ server: z.string(), tool: z.string() }).optional(),
+  }),
   'tool/result': z.discriminatedUnion('ok', [
     z.object({
       callId: CallId,

@@ -4,6 +4,7 @@
  * it: an endpoint names an environment variable or has a key in the credential store.
  */
 import { z } from 'zod'
+import { McpServers } from './mcp.js'
 
 /**
  * How Bridle talks to a server or model, when what it detects is wrong: which API (`ollama`:
@@ -124,6 +125,11 @@ export const Config = z
      * the data folder (where this file is). A plugin that cannot load stops the session's agent.
      */
     plugins: z.array(z.string().min(1)).optional(),
+    /**
+     * The user's MCP servers, in the shape other tools use (protocol/mcp.ts); a project adds its
+     * own in `.mcp.json`, run once the user trusts that file.
+     */
+    mcpServers: McpServers.optional(),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),

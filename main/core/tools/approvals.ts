@@ -4,6 +4,7 @@ export const APPROVAL_MODES = ['ask', 'auto-edit', 'full-auto'] as const
 export type ApprovalMode = (typeof APPROVAL_MODES)[number]
 export const isApprovalMode = (text: string): text is ApprovalMode =>
   (APPROVAL_MODES as readonly string[]).includes(text)
+const MODE_RANK: Readonly<Record<ApprovalMode, number>> = { ask: 0, 'auto-edit': 1, 'full-auto': 2 }
 
 /**
  * A remembered rule: "always allow `npm test *`", or "never run `git push`". A tool with grants
@@ -204,7 +205,10 @@ export class ApprovalPolicy {
       await record(review, {
         decision: 'allow',
         by: 'mode',
-        detail: tool.kind === 'read' ? 'reads are always allowed' : this.mode,
+        detail:
+          tool.kind === 'read' && tool.runsUnaskedFrom === undefined
+            ? 'reads are always allowed'
+            : this.mode,
       })
       return { allowed: true, how: 'policy', grant: this.grant(review, 'mode') }
     }
@@ -215,13 +219,15 @@ export class ApprovalPolicy {
     return this.ask(review, options)
   }
 
-  /** Reads always; edits in auto-edit and full-auto; anything in full-auto. */
+  /**
+   * Reads always; edits in auto-edit and full-auto; anything in full-auto; a tool that says from
+   * which mode it runs unasked (an MCP tool), from that mode on.
+   */
   private modeAllows(tool: Tool): boolean {
-    return (
-      tool.kind === 'read' ||
-      this.mode === 'full-auto' ||
-      (this.mode === 'auto-edit' && tool.kind === 'edit')
-    )
+    const from =
+      tool.runsUnaskedFrom ??
+      (tool.kind === 'read' ? 'ask' : tool.kind === 'edit' ? 'auto-edit' : 'full-auto')
+    return MODE_RANK[this.mode] >= MODE_RANK[from]
   }
 
   /** What an allowed call may do: the network only when the user (or full-auto) allowed it. */

@@ -134,6 +134,7 @@ async function runBody(call: InFlight, input: DispatchInput): Promise<ToolOutput
       callId: call.callId,
       name: tool.name,
       args: call.ranArgs as JsonValue,
+      ...(tool.mcp ? { mcp: { server: tool.mcp.server, tool: tool.mcp.tool } } : {}),
     })
     // Intent before effect: the body starts only once its call is on disk.
     await session.flush()

@@ -27,6 +27,7 @@ export function leanToolSpec(tool: Tool): ToolSpec {
 }
 
 function jsonSchemaOf(tool: Tool): Record<string, unknown> {
+  if (tool.parameters !== undefined) return { ...tool.parameters }
   const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema, { io: 'input' })
   return schema
 }

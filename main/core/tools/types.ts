@@ -118,7 +118,19 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    */
   readonly brief?: string
   readonly schema: S
+  /**
+   * The JSON Schema the model is shown, when the tool came with one (an MCP server's): shown as
+   * it is instead of one made from `schema`, which still checks every call.
+   */
+  readonly parameters?: Readonly<Record<string, unknown>>
   readonly kind: ToolKind
+  /**
+   * The most careful approval mode in which its calls run without asking; by default from its
+   * kind (`read`: every mode, `edit`: from `auto-edit`, others: only `full-auto`).
+   */
+  readonly runsUnaskedFrom?: 'ask' | 'auto-edit' | 'full-auto'
+  /** The MCP server and its own name for the tool, for a tool an MCP server provides. */
+  readonly mcp?: { readonly server: string; readonly tool: string }
   /**
    * True when this call may run alongside other safe calls. Missing, false or a throw means the
    * call is exclusive (a barrier in its batch).

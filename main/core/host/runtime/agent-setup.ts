@@ -22,6 +22,8 @@ import type { Session } from '../../log/session.js'
 import { Agent } from '../../loop/agent.js'
 import type { AgentLimits, LoopEvents } from '../../loop/agent.js'
 import type { ToolRunner } from '../../loop/tools.js'
+import { McpSessionTools } from '../../mcp/index.js'
+import type { McpManager, McpServerEntry } from '../../mcp/index.js'
 import type { ModelAdapter } from '../../models/types.js'
 import { createPromptSections } from '../../prompt/builtin.js'
 import { turnContext } from '../../prompt/context.js'
@@ -86,6 +88,11 @@ export interface AgentSetupOptions {
   readonly maxSteps?: number
   /** Default `process.platform`; named in the system prompt's environment section. */
   readonly platform?: string
+  /**
+   * The MCP servers this session may use (the user's and the project's, each with why it is off
+   * when it is) and the process's manager that runs them; absent: no MCP tools.
+   */
+  readonly mcp?: { readonly manager: McpManager; readonly entries: readonly McpServerEntry[] }
 }
 
 /** Every hook an agent's plugins may join: the loop's and the tool pipeline's (kernel/README.md). */
@@ -193,20 +200,21 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
   )
   // One kernel for the agent: compaction joins the loop; config.json's plugins join the loop and
   // the tools (a plugin that cannot load stops the setup here, before anything runs).
-  const kernel = await agentKernel(opts, tokens, window)
-  try {
-    const parts = await toolSide(opts, kernel, window)
-    const agent = await assembleAgent(opts, { ...parts, kernel, tokens, window })
-    return {
-      agent,
-      approvals: parts.approvals,
-      tokens,
-      tools: parts.tools,
-      window,
-      dispose: () => kernel.unloadAll(),
-    }
-  } catch (error) {
+  const registry = new ToolRegistry()
+  const mcp = opts.mcp
+    ? new McpSessionTools({ ...opts.mcp, projectDir: opts.projectDir, registry })
+    : undefined
+  const kernel = await agentKernel(opts, tokens, window, mcp)
+  const dispose = () => {
     kernel.unloadAll()
+    mcp?.dispose()
+  }
+  try {
+    const parts = await toolSide(opts, kernel, window, registry)
+    const agent = await assembleAgent(opts, { ...parts, kernel, tokens, window })
+    return { agent, approvals: parts.approvals, tokens, tools: parts.tools, window, dispose }
+  } catch (error) {
+    dispose()
     throw error
   }
 }
@@ -216,6 +224,7 @@ async function toolSide(
   opts: AgentSetupOptions,
   kernel: Kernel<AgentEvents, AgentServices>,
   window: ContextWindow,
+  registry: ToolRegistry,
 ) {
   const { session, projectDir } = opts
   // A small window (8k tokens or less, now or once the server showed it) gets the lean prompt
@@ -224,7 +233,6 @@ async function toolSide(
   const spill = new OutputSpill(join(opts.dataDir, 'outputs'), () =>
     outputCapForWindow(window.tokens),
   )
-  const registry = new ToolRegistry()
   const sandbox = await sessionSandbox(opts)
   for (const tool of [
     ...builtinTools({ bash: { env: opts.env, sandbox, secrets: knownSecrets(opts) } }),
@@ -270,7 +278,12 @@ async function assembleAgent(
 ): Promise<Agent> {
   const { session, projectDir, config } = opts
   const { registry, workspace, tools, isLean, kernel, tokens, window } = parts
-  const names = registry.view().map((tool) => tool.name)
+  // The prompt names the built-in tools; MCP tools speak for themselves in the tool list, so the
+  // system prompt stays the same whichever servers are up.
+  const names = registry
+    .view()
+    .filter((tool) => tool.mcp === undefined)
+    .map((tool) => tool.name)
   const promptOptions = {
     projectDir,
     platform: opts.platform ?? process.platform,
@@ -385,6 +398,7 @@ async function agentKernel(
   opts: AgentSetupOptions,
   tokens: SessionTokens,
   window: ContextWindow,
+  mcp: McpSessionTools | undefined,
 ): Promise<Kernel<AgentEvents, AgentServices>> {
   const kernel = new Kernel<AgentEvents, AgentServices>()
   const { session } = opts
@@ -397,6 +411,8 @@ async function agentKernel(
       ctx.provide('projectDir', opts.projectDir)
     },
   })
+  // MCP servers start before a turn's first step, so compaction counts their tools.
+  if (mcp) await kernel.load(mcpPlugin(mcp))
   const { threshold, keepUserTurns, model: summaryModel, prune } = opts.config.compaction
   await kernel.load(
     compactionPlugin({
@@ -412,6 +428,24 @@ async function agentKernel(
   )
   await loadConfiguredPlugins(kernel, opts)
   return kernel
+}
+
+/**
+ * Before the first step of each turn: the session's MCP servers started (or left to wait after a
+ * failure) and their tools registered; what went wrong is a notice in the log, and the turn goes on.
+ */
+function mcpPlugin(mcp: McpSessionTools): AgentPlugin {
+  return {
+    name: 'mcp',
+    setup: (ctx) =>
+      void ctx.on('loop/pre-step', async (input, next) => {
+        if (input.step === 1) {
+          for (const notice of await mcp.prepare(input.signal))
+            input.session.append('notice', notice)
+        }
+        return next(input)
+      }),
+  }
 }
 
 /**

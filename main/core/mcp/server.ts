@@ -1,0 +1,392 @@
+/**
+ * One configured MCP server for one project folder, through its life: started when a session
+ * first needs it, its tools listed (and listed again when it says they changed), kept while in
+ * use, stopped after a while without calls, restarted by the next use after a crash, with a
+ * growing wait between failed starts so a broken server is not hammered. Whatever goes wrong is
+ * kept as a sentence naming the server, for the tool result, the notice and settings.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { McpServerConfig, McpState } from '../../../protocol/mcp.js'
+import { expandRecord, expandVariables, serverCwd } from './config.js'
+import { GroupStdioTransport, McpGarbageError, TextTail } from './stdio-transport.js'
+
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000
+export const DEFAULT_START_TIMEOUT_MS = 30_000
+/** A server without calls for this long is stopped (its tools stay known). */
+export const DEFAULT_IDLE_MS = 10 * 60_000
+const MAX_BACKOFF_MS = 60_000
+
+/** A tool as its server lists it. */
+export interface McpServerTool {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: Record<string, unknown>
+  readonly readOnly: boolean
+}
+
+/** The environment a local server gets besides its own `env`: enough to run, no secrets. */
+const INHERITED_ENV = [
+  'HOME',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'TERM',
+  'USER',
+  'LANG',
+  'LC_ALL',
+  'TMPDIR',
+]
+
+export interface ServerOptions {
+  readonly name: string
+  readonly config: McpServerConfig
+  readonly projectDir: string
+  /** Where `${VAR}` values and the inherited variables come from. */
+  readonly env: NodeJS.ProcessEnv
+  readonly clientVersion: string
+  readonly idleMs?: number
+  /** For tests: the clock. */
+  readonly now?: () => number
+}
+
+/** Why a call could not be made or failed, as the tool result's code and sentence. */
+export class McpCallError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'McpCallError'
+  }
+}
+
+interface Live {
+  readonly client: Client
+  readonly transport: Transport
+}
+
+export class McpServer {
+  readonly stderr = new TextTail()
+  private live: Live | undefined
+  private starting: Promise<Live> | undefined
+  private knownTools: readonly McpServerTool[] | undefined
+  private failure: { reason: string; count: number; retryAt: number } | undefined
+  private inFlight = 0
+  private lastUsed = 0
+  private idleTimer: NodeJS.Timeout | undefined
+  private closing = false
+  /** Why the connection ended, learnt from the transport before the SDK reports it closed. */
+  private endedBecause: string | undefined
+  private readonly toolListeners = new Set<(tools: readonly McpServerTool[]) => void>()
+  private readonly stateListeners = new Set<() => void>()
+  private readonly now: () => number
+
+  constructor(private readonly opts: ServerOptions) {
+    this.now = opts.now ?? Date.now
+  }
+
+  get name(): string {
+    return this.opts.name
+  }
+
+  get config(): McpServerConfig {
+    return this.opts.config
+  }
+
+  /** The tools of its last listing (kept while it is stopped), or undefined if never listed. */
+  get tools(): readonly McpServerTool[] | undefined {
+    return this.knownTools
+  }
+
+  get state(): Exclude<McpState, 'disabled' | 'untrusted'> {
+    if (this.live) return 'running'
+    if (this.starting) return 'starting'
+    return this.failure ? 'failed' : 'stopped'
+  }
+
+  /** Why it failed last (and when it will be tried again), undefined when it did not. */
+  get reason(): string | undefined {
+    if (!this.failure || this.live) return undefined
+    const wait = this.failure.retryAt - this.now()
+    return wait > 0
+      ? `${this.failure.reason} (tried again from ${Math.ceil(wait / 1000)} s from now)`
+      : this.failure.reason
+  }
+
+  /** Whether a start now would not be refused by the wait after a failure. */
+  get mayStart(): boolean {
+    return this.live !== undefined || !this.failure || this.now() >= this.failure.retryAt
+  }
+
+  onToolsChanged(listener: (tools: readonly McpServerTool[]) => void): () => void {
+    this.toolListeners.add(listener)
+    return () => this.toolListeners.delete(listener)
+  }
+
+  onStateChanged(listener: () => void): () => void {
+    this.stateListeners.add(listener)
+    return () => this.stateListeners.delete(listener)
+  }
+
+  /** Running, starting it when it is not (refused during the wait after a failed start). */
+  async ensure(): Promise<Live> {
+    if (this.live) return this.live
+    if (this.starting) return this.starting
+    if (this.failure && this.now() < this.failure.retryAt)
+      throw new McpCallError('MCP_SERVER_UNAVAILABLE', this.unavailableSentence())
+    this.starting = this.start().finally(() => {
+      this.starting = undefined
+      this.changed()
+    })
+    this.changed()
+    return this.starting
+  }
+
+  /** Calls one of its tools; every failure is an McpCallError naming the server, or the abort. */
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    const live = await this.ensure()
+    const timeout = this.opts.config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    this.inFlight++
+    try {
+      const result = await live.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout,
+      })
+      return result as CallToolResult
+    } catch (error) {
+      if (signal.aborted) throw signal.reason ?? error
+      throw this.callError(tool, timeout, error)
+    } finally {
+      this.inFlight--
+      this.touch()
+    }
+  }
+
+  /** Stops it (its process group with it); its tools stay known for the next start. */
+  async stop(): Promise<void> {
+    const live = this.live ?? (await this.starting?.catch(() => undefined))
+    this.live = undefined
+    this.clearIdle()
+    if (!live) return
+    this.closing = true
+    try {
+      await live.client.close()
+    } finally {
+      this.closing = false
+      this.changed()
+    }
+  }
+
+  /** Stops it and starts it again now, forgetting the wait after a failure. */
+  async restart(): Promise<void> {
+    await this.stop()
+    this.failure = undefined
+    await this.ensure()
+  }
+
+  /** Kills a local server's process group at once (the app is exiting). */
+  killNow(): void {
+    const transport = this.live?.transport
+    if (transport instanceof GroupStdioTransport) transport.killNow()
+  }
+
+  private async start(): Promise<Live> {
+    this.endedBecause = undefined
+    let transport: Transport
+    try {
+      transport = this.transport()
+    } catch (error) {
+      throw this.failed(messageOf(error))
+    }
+    const client = new Client({ name: 'bridle', version: this.opts.clientVersion })
+    client.onerror = (error) => {
+      if (error instanceof McpGarbageError) this.endedBecause = error.message
+    }
+    const timeout = this.opts.config.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
+    try {
+      await client.connect(transport, { timeout })
+      const tools = await listAllTools(client, timeout)
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        void this.relist(client)
+      })
+      const live: Live = { client, transport }
+      client.onclose = () => this.closed(live)
+      this.live = live
+      this.failure = undefined
+      this.setTools(tools)
+      this.touch()
+      return live
+    } catch (error) {
+      await client.close().catch(() => undefined)
+      throw this.failed(this.startFailure(error, timeout, transport))
+    }
+  }
+
+  private transport(): Transport {
+    const { config, env, projectDir, name } = this.opts
+    if ('command' in config) {
+      const inherited: NodeJS.ProcessEnv = {}
+      for (const key of INHERITED_ENV) if (env[key] !== undefined) inherited[key] = env[key]
+      return new GroupStdioTransport({
+        command: expandVariables(config.command, env, `${name}.command`),
+        args: (config.args ?? []).map((arg, i) => expandVariables(arg, env, `${name}.args[${i}]`)),
+        env: { ...inherited, ...expandRecord(config.env, env, `${name}.env`) },
+        cwd: serverCwd(config, projectDir),
+        stderr: this.stderr,
+      })
+    }
+    const url = new URL(expandVariables(config.url, env, `${name}.url`))
+    const requestInit = { headers: expandRecord(config.headers, env, `${name}.headers`) }
+    return config.type === 'sse'
+      ? // eslint-disable-next-line @typescript-eslint/no-deprecated -- servers still speak only SSE
+        new SSEClientTransport(url, { requestInit })
+      : new StreamableHTTPClientTransport(url, { requestInit })
+  }
+
+  private async relist(client: Client): Promise<void> {
+    try {
+      const timeout = this.opts.config.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
+      this.setTools(await listAllTools(client, timeout))
+    } catch (error) {
+      this.stderr.push(`[bridle] listing the changed tools failed: ${messageOf(error)}\n`)
+    }
+  }
+
+  private setTools(tools: readonly McpServerTool[]): void {
+    const same = JSON.stringify(tools) === JSON.stringify(this.knownTools)
+    this.knownTools = tools
+    if (!same) for (const listener of this.toolListeners) listener(tools)
+  }
+
+  /** The connection ended: by our own stop, or by the server (a crash, garbage, the network). */
+  private closed(live: Live): void {
+    if (this.live !== live) return
+    this.live = undefined
+    this.clearIdle()
+    if (!this.closing) {
+      const how =
+        this.endedBecause ??
+        (live.transport instanceof GroupStdioTransport && live.transport.exit
+          ? `it stopped (${live.transport.exit})`
+          : 'the connection closed')
+      this.failed(how)
+    }
+    this.changed()
+  }
+
+  private failed(reason: string): McpCallError {
+    const count = (this.failure?.count ?? 0) + 1
+    const tail = this.stderr.lastLines(3)
+    const said = tail === '' ? reason : `${reason}; its last words on stderr: ${tail}`
+    this.failure = {
+      reason: said,
+      count,
+      retryAt: this.now() + Math.min(1000 * 2 ** (count - 1), MAX_BACKOFF_MS),
+    }
+    this.changed()
+    return new McpCallError('MCP_SERVER_UNAVAILABLE', `The MCP server "${this.name}" ${said}.`)
+  }
+
+  private startFailure(error: unknown, timeout: number, transport: Transport): string {
+    if (this.endedBecause) return this.endedBecause
+    if (isMcpError(error, ErrorCode.RequestTimeout))
+      return `did not finish starting within ${seconds(timeout)}`
+    if (isMcpError(error, ErrorCode.ConnectionClosed))
+      return `could not start: it stopped${exitOf(transport)} before it answered`
+    return `could not start: ${messageOf(error)}`
+  }
+
+  private callError(tool: string, timeout: number, error: unknown): McpCallError {
+    const server = `The MCP server "${this.name}"`
+    if (error instanceof McpCallError) return error
+    if (isMcpError(error, ErrorCode.RequestTimeout))
+      return new McpCallError(
+        'MCP_TIMEOUT',
+        `${server} did not answer "${tool}" within ${seconds(timeout)}; the call was cancelled (raise "timeoutMs" for this server if it needs longer).`,
+      )
+    if (isMcpError(error, ErrorCode.ConnectionClosed)) {
+      const why = this.failure?.reason ?? 'the connection closed'
+      return new McpCallError(
+        'MCP_SERVER_CRASHED',
+        `${server} stopped during the call to "${tool}": ${why}. It is started again at the next call.`,
+      )
+    }
+    if (error instanceof McpError)
+      return new McpCallError('MCP_CALL_FAILED', `${server} refused "${tool}": ${error.message}`)
+    return new McpCallError('MCP_CALL_FAILED', `${server} failed "${tool}": ${messageOf(error)}`)
+  }
+
+  private unavailableSentence(): string {
+    return `The MCP server "${this.name}" is not available: ${this.reason ?? 'it failed'}.`
+  }
+
+  private touch(): void {
+    this.lastUsed = this.now()
+    this.clearIdle()
+    const idleMs = this.opts.idleMs ?? DEFAULT_IDLE_MS
+    this.idleTimer = setTimeout(() => {
+      if (this.inFlight === 0 && this.now() - this.lastUsed >= idleMs) void this.stop()
+      else this.touch()
+    }, idleMs)
+    this.idleTimer.unref()
+  }
+
+  private clearIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = undefined
+  }
+
+  private changed(): void {
+    for (const listener of this.stateListeners) listener()
+  }
+}
+
+/** Every tool of the server, across pages. */
+async function listAllTools(client: Client, timeout: number): Promise<McpServerTool[]> {
+  if (!client.getServerCapabilities()?.tools) return []
+  const tools: McpServerTool[] = []
+  let cursor: string | undefined
+  for (let page = 0; page < 100; page++) {
+    const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout })
+    for (const tool of listed.tools) {
+      tools.push({
+        name: tool.name,
+        description: tool.description ?? tool.title ?? '',
+        inputSchema: tool.inputSchema,
+        readOnly: tool.annotations?.readOnlyHint === true,
+      })
+    }
+    cursor = listed.nextCursor
+    if (cursor === undefined) break
+  }
+  return tools
+}
+
+function isMcpError(error: unknown, code: ErrorCode): error is McpError {
+  return error instanceof McpError && error.code === (code as number)
+}
+
+function exitOf(transport: Transport): string {
+  return transport instanceof GroupStdioTransport && transport.exit ? ` (${transport.exit})` : ''
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
