@@ -73,6 +73,7 @@ function readVersion(): string {
 function commandContext(home: string): CommandContext {
   return {
     home,
+    version: readVersion(),
     print: (line) => process.stdout.write(`${line}\n`),
     bootHost: (extra) =>
       boot({ home, version: readVersion(), versions: runtimeVersions(process.versions), ...extra }),

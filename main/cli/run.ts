@@ -10,6 +10,7 @@ import type { AgentSetup } from '../core/host/runtime/agent-setup.js'
 import { updateConfig } from '../core/host/settings/config.js'
 import type { Config } from '../core/host/settings/config.js'
 import { terminalApprovals } from './approval-prompt.js'
+import { prepareCliMcp } from './mcp-setup.js'
 import { connectTarget, resolveModel } from './model.js'
 import { endLeftoverProcess } from '../core/tools/processes.js'
 
@@ -35,6 +36,10 @@ export interface RunOptions {
   readonly env: NodeJS.ProcessEnv
   readonly out: (text: string) => void
   readonly err: (text: string) => void
+  /** The CLI's version, as MCP servers are told it. */
+  readonly version?: string
+  /** `--trust-project-mcp`: start the project's `.mcp.json` servers without asking. */
+  readonly trustProjectMcp?: boolean
 }
 
 /**
@@ -56,6 +61,17 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       : Session.open(opts.store, opts.sessionId, { endLeftoverProcess })
   // A continued session keeps the folder it was created for, whatever --project says.
   const projectDir = sessionProjectDir(session) ?? realpathSync(opts.projectDir)
+  // Asked before the approvals take the terminal's lines.
+  const mcp = await prepareCliMcp({
+    config: opts.config,
+    projectDir,
+    dataDir: opts.dataDir,
+    env: opts.env,
+    version: opts.version ?? '0.0.0',
+    trustProject: opts.trustProjectMcp === true,
+    ...(opts.approvalInput === undefined ? {} : { input: opts.approvalInput }),
+    err: opts.err,
+  })
   const asker =
     opts.approvalInput === undefined ? undefined : terminalApprovals(opts.approvalInput, opts.err)
   // Listening starts before the agent is set up, so what setting up logs (a notice that commands
@@ -86,8 +102,10 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
         )
       },
       ...(opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps }),
+      mcp,
     })
   } catch (error) {
+    await mcp.manager.stopAll()
     asker?.close()
     stopTitles()
     stopEvents()
@@ -115,6 +133,8 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     stopTitles()
     stopEvents()
     setup.dispose()
+    // Every server this run started stops with it, process groups included.
+    await mcp.manager.stopAll()
     session.close()
   }
 }
@@ -141,7 +161,9 @@ function terminalPrinter(opts: RunOptions) {
       return
     }
     if (event.type === 'tool/call')
-      note(`  -> ${event.data.name} ${JSON.stringify(event.data.args)}`)
+      note(
+        `  -> ${event.data.name}${event.data.mcp ? ` (MCP server ${event.data.mcp.server})` : ''} ${JSON.stringify(event.data.args)}`,
+      )
     if (event.type === 'tool/result' && !event.data.ok)
       note(`  <- ${event.data.error.code}: ${event.data.error.message}`)
     const exitCode = event.type === 'tool/result' ? event.data.metadata?.exitCode : undefined

@@ -39,6 +39,8 @@ export interface CommandArgs {
 export interface CommandContext {
   /** The data folder: `--home`, else `$BRIDLE_HOME`, else `~/.bridle`; not created here. */
   readonly home: string
+  /** This CLI's version (package.json). */
+  readonly version: string
   /** Writes one line to stdout. */
   readonly print: (line: string) => void
   /** Boots the core on the data folder with this CLI's version (serve adds its model override). */

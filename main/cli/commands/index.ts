@@ -6,6 +6,7 @@ import { fork } from './fork.js'
 import { importCommand } from './import.js'
 import { info } from './info.js'
 import { inspect } from './inspect.js'
+import { mcp } from './mcp.js'
 import { probe } from './probe.js'
 import { run } from './run.js'
 import { search } from './search.js'
@@ -30,4 +31,5 @@ export const COMMANDS: readonly CliCommand[] = [
   sessions,
   inspect,
   search,
+  mcp,
 ]

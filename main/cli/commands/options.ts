@@ -25,6 +25,7 @@ export const OPTIONS = {
   'api-key-env': { type: 'string' },
   'max-steps': { type: 'string' },
   json: { type: 'boolean' },
+  'trust-project-mcp': { type: 'boolean' },
   approval: { type: 'string' },
   at: { type: 'string' },
   focus: { type: 'string' },

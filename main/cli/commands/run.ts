@@ -30,11 +30,15 @@ export const run: CliCommand = {
     },
     { flag: '--json', text: 'Print every event as JSON Lines instead of the answer.' },
     {
+      flag: '--trust-project-mcp',
+      text: "Trust the project's .mcp.json as it is now and start its MCP servers (without it, a terminal is asked; piped, they stay off).",
+    },
+    {
       flag: '--context-window N',
       text: "The model's context in tokens (default: what the server reports, else contextWindow in config.json); compaction starts at 80% of it.",
     },
   ],
-  async run({ positionals, values }, { home, withStoreAsync }) {
+  async run({ positionals, values }, { home, version, withStoreAsync }) {
     const prompt = positionals.join(' ')
     if (prompt.trim() === '')
       throw new UsageError('run needs a prompt, e.g. bridle run "explain this repo"')
@@ -54,6 +58,8 @@ export const run: CliCommand = {
         approval,
         ...(process.stdin.isTTY ? { approvalInput: process.stdin } : {}),
         env: process.env,
+        version,
+        trustProjectMcp: values['trust-project-mcp'] ?? false,
         out: (text) => process.stdout.write(text),
         err: (text) => process.stderr.write(text),
         ...(values.session === undefined ? {} : { sessionId: values.session }),

@@ -282,19 +282,25 @@ export class McpServer {
         (live.transport instanceof GroupStdioTransport && live.transport.exit
           ? `it stopped (${live.transport.exit})`
           : 'the connection closed')
-      this.failed(how)
+      // It ran well until now: the next use starts it again at once; waits are for failed starts.
+      this.failed(how, { crashed: true })
     }
     this.changed()
   }
 
-  private failed(reason: string): McpCallError {
-    const count = (this.failure?.count ?? 0) + 1
+  /**
+   * Remembers a failure: after the n-th failed start in a row the next start waits 2^(n-1) s (at
+   * most a minute); after a crash of a server that was running, it may start again at once.
+   */
+  private failed(reason: string, how: { crashed?: boolean } = {}): McpCallError {
+    const count = how.crashed === true ? 0 : (this.failure?.count ?? 0) + 1
     const tail = this.stderr.lastLines(3)
     const said = tail === '' ? reason : `${reason}; its last words on stderr: ${tail}`
     this.failure = {
       reason: said,
       count,
-      retryAt: this.now() + Math.min(1000 * 2 ** (count - 1), MAX_BACKOFF_MS),
+      retryAt:
+        count === 0 ? this.now() : this.now() + Math.min(1000 * 2 ** (count - 1), MAX_BACKOFF_MS),
     }
     this.changed()
     return new McpCallError('MCP_SERVER_UNAVAILABLE', `The MCP server "${this.name}" ${said}.`)

@@ -77,9 +77,8 @@ describe('an MCP server over stdio', () => {
     expect((error as Error).message).toContain('exit code 3')
     expect((error as Error).message).toContain('crashing on purpose')
     expect(s.state).toBe('failed')
-    // The wait after the first failure is a second.
-    await expect(s.call('echo', { text: 'x' }, signal())).rejects.toThrow(/not available/)
-    await new Promise((resolve) => setTimeout(resolve, 1100))
+    // It ran well before: no wait before it starts again.
+    expect(s.mayStart).toBe(true)
     const again = await s.call('echo', { text: 'back' }, signal())
     expect(again.content).toEqual([{ type: 'text', text: 'echo: back' }])
     expect(lines(log).filter((l) => l.startsWith('start'))).toHaveLength(2)
