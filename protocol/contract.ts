@@ -11,6 +11,7 @@ import { z } from 'zod'
 import { AttachmentInput, MAX_ATTACHMENTS } from './attachments.js'
 import { LogEvent } from './events.js'
 import type { EventType, LogEvent as LogEventValue, LogEventOf } from './events.js'
+import { McpListView } from './mcp.js'
 import { ProbeReport } from './probe-report.js'
 import { Config } from './settings.js'
 
@@ -510,6 +511,35 @@ export const methods = {
     result: SettingsView,
   },
 
+  'mcp/list': {
+    description:
+      "The MCP servers a session in `projectDir` would use (the user's and the project's .mcp.json), with their state, tools and stderr.",
+    params: z.object({ projectDir: z.string().min(1).max(4096) }).strict(),
+    result: McpListView,
+  },
+  'mcp/trust': {
+    description:
+      "Trusts (or stops trusting) the project's .mcp.json as it is now: trusted, its servers start when a session needs them.",
+    params: z.object({ projectDir: z.string().min(1).max(4096), trust: z.boolean() }).strict(),
+    result: McpListView,
+  },
+  'mcp/setEnabled': {
+    description: "Turns one of the user's MCP servers (config.json) on or off; off, it is stopped.",
+    params: z
+      .object({
+        projectDir: z.string().min(1).max(4096),
+        name: z.string().min(1),
+        enabled: z.boolean(),
+      })
+      .strict(),
+    result: McpListView,
+  },
+  'mcp/restart': {
+    description: 'Stops an MCP server and starts it again now (a failed one without waiting).',
+    params: z.object({ projectDir: z.string().min(1).max(4096), name: z.string().min(1) }).strict(),
+    result: McpListView,
+  },
+
   'endpoint/list': {
     description: 'The configured endpoints (never their keys).',
     params: z.object({}).strict(),
@@ -686,6 +716,8 @@ export const notifications = {
   /** Sessions were created, renamed, deleted, restored, or started or stopped running. */
   'sessions/changed': z.object({ sessionIds: z.array(Id) }),
   'settings/changed': SettingsView,
+  /** An MCP server started, stopped, failed or listed new tools; `mcp/list` has the details. */
+  'mcp/changed': z.object({}),
 } as const satisfies Record<string, z.ZodType>
 
 export type Notifications = typeof notifications

@@ -100,3 +100,23 @@ export const McpServerView = z.object({
   stderr: z.string(),
 })
 export type McpServerView = z.infer<typeof McpServerView>
+
+/** A project's `.mcp.json` as settings show it: whether it is trusted, and what it would run. */
+export const McpProjectFileView = z.object({
+  path: z.string(),
+  state: z.enum(['trusted', 'untrusted', 'invalid']),
+  /** Why it cannot be used (`invalid`). */
+  reason: z.string().optional(),
+  servers: z.array(z.object({ name: z.string(), target: z.string() })),
+})
+export type McpProjectFileView = z.infer<typeof McpProjectFileView>
+
+/** What `mcp/list` and the other `mcp/*` methods answer: a project's servers as they are now. */
+export const McpListView = z.object({
+  /** The project folder they are for (its real path). */
+  projectDir: z.string(),
+  servers: z.array(McpServerView),
+  /** The project's `.mcp.json`, when it has one. */
+  projectFile: McpProjectFileView.optional(),
+})
+export type McpListView = z.infer<typeof McpListView>

@@ -68,6 +68,24 @@ const settingsView = {
   path: '/home/someone/.bridle/config.json',
 }
 
+const mcpList = {
+  projectDir: '/work/p',
+  servers: [
+    {
+      name: 'files',
+      scope: 'user' as const,
+      transport: 'stdio' as const,
+      target: 'npx -y files-server',
+      state: 'running' as const,
+      tools: [
+        { name: 'mcp__files__read', serverTool: 'read', description: 'Reads.', readOnly: true },
+      ],
+      stderr: '',
+    },
+  ],
+  projectFile: { path: '/work/p/.mcp.json', state: 'untrusted' as const, servers: [] },
+}
+
 /** One valid sample per method: adding a method to the contract without a sample fails to compile. */
 const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> } } = {
   'app/info': {
@@ -229,6 +247,13 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     params: { sessionId: 's1' },
     result: { paths: ['README.md', 'src/main.ts'], isComplete: true },
   },
+  'mcp/list': { params: { projectDir: '/work/p' }, result: mcpList },
+  'mcp/trust': { params: { projectDir: '/work/p', trust: true }, result: mcpList },
+  'mcp/setEnabled': {
+    params: { projectDir: '/work/p', name: 'files', enabled: false },
+    result: mcpList,
+  },
+  'mcp/restart': { params: { projectDir: '/work/p', name: 'files' }, result: mcpList },
 }
 
 const notificationSamples: { [T in TopicName]: NotificationOf<T> } = {
@@ -243,6 +268,7 @@ const notificationSamples: { [T in TopicName]: NotificationOf<T> } = {
   },
   'sessions/changed': { sessionIds: ['s1'] },
   'settings/changed': settingsView,
+  'mcp/changed': {},
 }
 
 const methodNames = Object.keys(methods) as MethodName[]

@@ -3,6 +3,7 @@ import type { TopicName, NotificationOf } from '../../../protocol/contract.js'
 import type { CallContext, Host, HostHandlers, NotificationSink } from './host.js'
 import { databasePath, openStore } from '../store/index.js'
 import { ensureHome } from './home.js'
+import { createMcp } from './mcp-service.js'
 import { createRuntime } from './runtime/runtime.js'
 import type { HostContext, SecretBox } from './services.js'
 import { sessionHandlers } from './sessions/handlers.js'
@@ -56,11 +57,19 @@ function compose(opts: BootOptions): Host {
     ...(opts.secretBox ? { secretBox: opts.secretBox } : {}),
     ...(opts.modelOverride ? { modelOverride: opts.modelOverride } : {}),
   })
-  const runtime = createRuntime(context, settings.service, { env: opts.env ?? process.env })
+  const mcp = createMcp(context, settings.service, {
+    env: opts.env ?? process.env,
+    version: opts.version,
+  })
+  const runtime = createRuntime(context, settings.service, {
+    env: opts.env ?? process.env,
+    mcp: mcp.service,
+  })
 
   const handlers: HostHandlers = {
     ...settings.handlers,
     ...runtime.handlers,
+    ...mcp.handlers,
     ...sessionHandlers(context, { settings: settings.service, runtime: runtime.service }),
     'app/info': (_params, ctx: CallContext) => ({
       name: 'Bridle',
@@ -89,6 +98,8 @@ function compose(opts: BootOptions): Host {
       // Turns still running are cancelled and their sessions closed before the store goes.
       try {
         await runtime.service.close()
+        // The MCP servers stop with the app, their process groups with them.
+        await mcp.service.close()
       } finally {
         store.close()
       }

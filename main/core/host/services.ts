@@ -112,6 +112,7 @@ export type SettingsMethods =
   | 'model/probe'
   | 'credential/set'
   | 'credential/delete'
+export type McpMethods = 'mcp/list' | 'mcp/trust' | 'mcp/setEnabled' | 'mcp/restart'
 export type RuntimeMethods =
   'turn/send' | 'turn/cancel' | 'approval/respond' | 'compaction/run' | 'compaction/undo'
 export type SessionMethods =

@@ -18,6 +18,7 @@ import { ApprovalBridge } from './approval-bridge.js'
 import { readAttachments } from './attachments.js'
 import type { Attachment, AttachmentInput } from '../../../../protocol/attachments.js'
 import { HostError } from '../host.js'
+import type { McpService } from '../mcp-service.js'
 import { OpenSessions, safeNotifier } from './open-sessions.js'
 import type { Notify } from './open-sessions.js'
 import type {
@@ -34,6 +35,8 @@ import { askTitle, watchTitles } from './titles.js'
 export interface RuntimeOptions {
   /** The environment tools get a scrubbed copy of; default `process.env`. */
   readonly env?: NodeJS.ProcessEnv
+  /** The host's MCP servers; absent: agents get no MCP tools. */
+  readonly mcp?: McpService
 }
 
 /** What the runtime keeps per open session. */
@@ -61,6 +64,8 @@ interface LiveAgent {
   readonly config: Config
   /** The settings' revision it was built at (a probe since changes how the model is talked to). */
   readonly revision: number
+  /** The MCP trust revision it was built with. */
+  readonly mcpRevision: number
   /** The session's model choice it was built for: a `session/model` switch since rebuilds it. */
   readonly ref: { readonly endpointId?: string; readonly model?: string }
 }
@@ -78,7 +83,7 @@ export function createRuntime(
   settings: SettingsService,
   opts: RuntimeOptions = {},
 ): { service: RuntimeService; handlers: HandlerGroup<RuntimeMethods> } {
-  const runtime = new Runtime(ctx, settings, opts.env ?? process.env)
+  const runtime = new Runtime(ctx, settings, opts.env ?? process.env, opts.mcp)
   return {
     service: {
       session: (sessionId) => runtime.sessions.get(sessionId).session,
@@ -109,6 +114,7 @@ class Runtime {
     private readonly ctx: HostContext,
     private readonly settings: SettingsService,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly mcp?: McpService,
   ) {
     this.notify = safeNotifier(ctx.notify)
     this.sessions = new OpenSessions<Live>(ctx.store, this.notify, (session) => {
@@ -332,6 +338,7 @@ class Runtime {
       !live.run &&
       (live.built.config !== this.settings.current() ||
         live.built.revision !== this.settings.revision() ||
+        live.built.mcpRevision !== (this.mcp?.revision() ?? 0) ||
         live.built.model.isProvisional === true ||
         !isSameModel(live.built.ref, sessionModelRef(live.session)))
     ) {
@@ -368,6 +375,7 @@ class Runtime {
         approval: config.approval,
         approvalChannel: this.approvals.channelFor(session),
         onRemember: (rule) => this.remember(session, projectDir, rule),
+        ...(this.mcp ? { mcp: this.mcp.agentMcp(projectDir) } : {}),
       })
     } catch (error) {
       throw AgentUnavailable.setupFailed(error)
@@ -387,6 +395,7 @@ class Runtime {
       model,
       config: this.settings.current(),
       revision: this.settings.revision(),
+      mcpRevision: this.mcp?.revision() ?? 0,
       ref,
     }
     return live.built
