@@ -176,6 +176,55 @@ describe('bridle run with MCP servers', () => {
     expect(fixtureLines()).toContain('cancelled slow')
   })
 
+  it('a server does not outlive the CLI: a second Ctrl+C kills its group, a killed CLI closes its stdin', async () => {
+    configure({ fixture: fixtureServer({ log }) })
+    const isAlive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    const serverPid = () =>
+      Number(
+        fixtureLines()
+          .filter((line) => line.startsWith('start'))
+          .at(-1)
+          ?.split(' ')[1],
+      )
+    for (const how of ['twice', 'SIGKILL'] as const) {
+      await server?.close()
+      server = await startModelServer({
+        script: [call('c1', 'mcp__fixture__slow', { ms: 60_000 }), 'never'],
+      })
+      const child = spawnCli(
+        cliArgv(
+          { home, project },
+          'run',
+          '--json',
+          '--approval',
+          'full-auto',
+          '--base-url',
+          server.url,
+          '--model',
+          'm',
+          'go',
+        ),
+      )
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+      await waitForJsonEvent(child, (e) => e.type === 'tool/call', 60_000)
+      const pid = serverPid()
+      expect(isAlive(pid)).toBe(true)
+      if (how === 'twice') {
+        child.kill('SIGINT')
+        child.kill('SIGINT')
+      } else child.kill('SIGKILL')
+      await exited
+      await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false)
+    }
+  })
+
   it("a project's .mcp.json starts nothing until it is trusted, and asks again once it changes", async () => {
     const file = join(project, '.mcp.json')
     writeFileSync(file, JSON.stringify({ mcpServers: { notes: fixtureServer({ log }) } }))

@@ -21,6 +21,9 @@ export class McpManager {
   private readonly byKey = new Map<string, McpServer>()
   private readonly listeners = new Set<() => void>()
   private readonly detach = new Map<McpServer, () => void>()
+  /** Kills what is left if the process exits without `stopAll` (a second Ctrl+C, a crash path). */
+  private readonly onExit = () => this.killAll()
+  private isWatchingExit = false
 
   constructor(private readonly opts: McpManagerOptions) {}
 
@@ -41,6 +44,10 @@ export class McpManager {
       ...(this.opts.idleMs === undefined ? {} : { idleMs: this.opts.idleMs }),
     })
     this.byKey.set(key, server)
+    if (!this.isWatchingExit) {
+      this.isWatchingExit = true
+      process.once('exit', this.onExit)
+    }
     const offState = server.onStateChanged(() => this.changed())
     const offTools = server.onToolsChanged(() => this.changed())
     this.detach.set(server, () => {
@@ -92,6 +99,8 @@ export class McpManager {
     await Promise.all(
       [...this.byKey.values()].map((server) => server.stop().catch(() => undefined)),
     )
+    process.off('exit', this.onExit)
+    this.isWatchingExit = false
   }
 
   /** Kills every local server's process group now, synchronously: the process is exiting. */
