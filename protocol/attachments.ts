@@ -40,8 +40,21 @@ export const ImageAttachment = z.object({
 })
 export type ImageAttachment = z.infer<typeof ImageAttachment>
 
+/** A text resource of an MCP server, as the host read it at send time. */
+export const ResourceAttachment = z.object({
+  kind: z.literal('resource'),
+  server: z.string().min(1),
+  uri: z.string().min(1).max(4096),
+  text: z.string(),
+})
+export type ResourceAttachment = z.infer<typeof ResourceAttachment>
+
 /** An attachment as the log holds it (`user/message`, `inbox/queued`). */
-export const Attachment = z.discriminatedUnion('kind', [FileAttachment, ImageAttachment])
+export const Attachment = z.discriminatedUnion('kind', [
+  FileAttachment,
+  ImageAttachment,
+  ResourceAttachment,
+])
 export type Attachment = z.infer<typeof Attachment>
 
 /**
@@ -51,6 +64,13 @@ export type Attachment = z.infer<typeof Attachment>
 export const AttachmentInput = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('file'), path: z.string().min(1).max(4096) }).strict(),
   ImageAttachment.strict(),
+  z
+    .object({
+      kind: z.literal('resource'),
+      server: z.string().min(1),
+      uri: z.string().min(1).max(4096),
+    })
+    .strict(),
 ])
 export type AttachmentInput = z.infer<typeof AttachmentInput>
 
@@ -69,6 +89,18 @@ export function acceptsImages(model: string, setting: boolean | undefined): bool
 
 /** The `<file path="…">` block a file attachment is to the model (quotes in the path escaped). */
 export function fileBlock(file: Pick<FileAttachment, 'path' | 'text'>): string {
-  const path = file.path.replaceAll('&', '&amp;').replaceAll('"', '&quot;')
-  return `<file path="${path}">\n${file.text}${file.text.endsWith('\n') ? '' : '\n'}</file>`
+  return `<file path="${attribute(file.path)}">\n${withEndingNewline(file.text)}</file>`
+}
+
+/** The `<resource server="…" uri="…">` block an MCP resource is to the model. */
+export function resourceBlock(resource: Omit<ResourceAttachment, 'kind'>): string {
+  return `<resource server="${attribute(resource.server)}" uri="${attribute(resource.uri)}">\n${withEndingNewline(resource.text)}</resource>`
+}
+
+function attribute(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('"', '&quot;')
+}
+
+function withEndingNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`
 }

@@ -11,7 +11,7 @@ import { z } from 'zod'
 import { AttachmentInput, MAX_ATTACHMENTS } from './attachments.js'
 import { LogEvent } from './events.js'
 import type { EventType, LogEvent as LogEventValue, LogEventOf } from './events.js'
-import { McpListView } from './mcp.js'
+import { McpCatalogView, McpListView } from './mcp.js'
 import { ProbeReport } from './probe-report.js'
 import { Config } from './settings.js'
 
@@ -44,6 +44,8 @@ export const ErrorCode = z.enum([
   'ENDPOINT_FAILED',
   /** A plugin named in config.json could not load; the message names the file and the fix. */
   'PLUGIN_FAILED',
+  /** An MCP server could not do what was asked (start, a prompt); the message names it and why. */
+  'MCP_FAILED',
   /** Anything else the Host threw; the message says what. */
   'INTERNAL',
 ])
@@ -533,6 +535,24 @@ export const methods = {
       })
       .strict(),
     result: McpListView,
+  },
+  'mcp/catalog': {
+    description:
+      "The prompts (slash commands) and resources (attachments) of the project's MCP servers, starting those that may run.",
+    params: z.object({ projectDir: z.string().min(1).max(4096) }).strict(),
+    result: McpCatalogView,
+  },
+  'mcp/prompt': {
+    description: "An MCP server's prompt filled in with its arguments, as the text of a message.",
+    params: z
+      .object({
+        projectDir: z.string().min(1).max(4096),
+        server: z.string().min(1),
+        name: z.string().min(1),
+        arguments: z.record(z.string(), z.string().max(100_000)).default({}),
+      })
+      .strict(),
+    result: z.object({ text: z.string() }),
   },
   'mcp/restart': {
     description: 'Stops an MCP server and starts it again now (a failed one without waiting).',

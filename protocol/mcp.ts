@@ -120,3 +120,34 @@ export const McpListView = z.object({
   projectFile: McpProjectFileView.optional(),
 })
 export type McpListView = z.infer<typeof McpListView>
+
+/** A server's prompt, offered as the slash command `/mcp__<server>__<prompt>` in the composer. */
+export const McpPromptView = z.object({
+  server: z.string(),
+  name: z.string(),
+  /** What the user types: `/mcp__<server>__<prompt>`. */
+  command: z.string(),
+  description: z.string(),
+  arguments: z.array(
+    z.object({ name: z.string(), description: z.string(), required: z.boolean() }),
+  ),
+})
+export type McpPromptView = z.infer<typeof McpPromptView>
+
+/** A server's resource, attachable to a message like a file. */
+export const McpResourceView = z.object({
+  server: z.string(),
+  uri: z.string(),
+  name: z.string(),
+  description: z.string(),
+  mimeType: z.string().optional(),
+})
+export type McpResourceView = z.infer<typeof McpResourceView>
+
+/** What the composer may offer from a project's MCP servers; servers that failed say why. */
+export const McpCatalogView = z.object({
+  prompts: z.array(McpPromptView),
+  resources: z.array(McpResourceView),
+  failures: z.array(z.object({ server: z.string(), reason: z.string() })),
+})
+export type McpCatalogView = z.infer<typeof McpCatalogView>

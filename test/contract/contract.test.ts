@@ -254,6 +254,26 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     result: mcpList,
   },
   'mcp/restart': { params: { projectDir: '/work/p', name: 'files' }, result: mcpList },
+  'mcp/catalog': {
+    params: { projectDir: '/work/p' },
+    result: {
+      prompts: [
+        {
+          server: 'files',
+          name: 'review',
+          command: '/mcp__files__review',
+          description: 'Review a file',
+          arguments: [{ name: 'file', description: '', required: true }],
+        },
+      ],
+      resources: [{ server: 'files', uri: 'file:///a', name: 'a', description: '' }],
+      failures: [{ server: 'web', reason: 'The MCP server "web" could not start.' }],
+    },
+  },
+  'mcp/prompt': {
+    params: { projectDir: '/work/p', server: 'files', name: 'review', arguments: { file: 'a' } },
+    result: { text: 'Review a for bugs.' },
+  },
 }
 
 const notificationSamples: { [T in TopicName]: NotificationOf<T> } = {

@@ -4,8 +4,8 @@
  * servers, trust a project's `.mcp.json`, turn a user server on or off, and restart one. Every
  * change of a server's state is told as `mcp/changed`.
  */
-import type { McpListView } from '../../../protocol/mcp.js'
-import { describeTarget, McpManager } from '../mcp/index.js'
+import type { McpCatalogView, McpListView } from '../../../protocol/mcp.js'
+import { describeTarget, McpManager, mcpToolName } from '../mcp/index.js'
 import type { McpServerEntry } from '../mcp/index.js'
 import { HostError } from './host.js'
 import { projectMcp } from './mcp.js'
@@ -17,6 +17,8 @@ import { updateConfig } from './settings/config.js'
 export interface McpService {
   /** What a session's agent in `projectDir` gets (servers off say why). */
   agentMcp(projectDir: string): { manager: McpManager; entries: readonly McpServerEntry[] }
+  /** A resource's text from a server of `projectDir` (for an attachment). */
+  readResource(projectDir: string, server: string, uri: string): Promise<string>
   /** Counts trust changes, so idle agents are built again with the servers now trusted. */
   revision(): number
   /** Stops every server (process groups included). */
@@ -69,10 +71,48 @@ export function createMcp(
     if (!entry) throw new HostError('NOT_FOUND', `there is no MCP server named "${name}"`)
     return entry
   }
+  /** A server that may run, for a prompt or a resource; one that is off says why. */
+  const runnable = (projectDir: string, name: string) => {
+    const entry = entryOf(projectDir, name)
+    if (entry.off)
+      throw new HostError('INVALID_PARAMS', `the MCP server "${name}" is ${entry.off.reason}`)
+    return manager.server(entry, projectDir)
+  }
+  const callFailed = (error: unknown) =>
+    new HostError('MCP_FAILED', error instanceof Error ? error.message : String(error))
+
+  const catalog = async (projectDir: string): Promise<McpCatalogView> => {
+    const out: McpCatalogView = { prompts: [], resources: [], failures: [] }
+    const entries = project(projectDir).entries.filter((entry) => entry.off === undefined)
+    await Promise.all(
+      entries.map(async (entry) => {
+        const server = manager.server(entry, projectDir)
+        try {
+          const [prompts, resources] = await Promise.all([server.prompts(), server.resources()])
+          for (const prompt of prompts)
+            out.prompts.push({
+              server: entry.name,
+              command: `/${mcpToolName(entry.name, prompt.name)}`,
+              ...prompt,
+              arguments: [...prompt.arguments],
+            })
+          for (const resource of resources) out.resources.push({ server: entry.name, ...resource })
+        } catch (error) {
+          out.failures.push({
+            server: entry.name,
+            reason: error instanceof Error ? error.message : String(error),
+          })
+        }
+      }),
+    )
+    return out
+  }
 
   return {
     service: {
       agentMcp: (projectDir) => ({ manager, entries: project(projectDir).entries }),
+      readResource: async (projectDir, server, uri) =>
+        (await runnable(projectDir, server).readResource(uri)).text,
       revision: () => revision,
       close: async () => {
         clearTimeout(pending)
@@ -111,6 +151,15 @@ export function createMcp(
           return { ...raw, mcpServers: servers }
         })
         return view(dir)
+      },
+      'mcp/catalog': ({ projectDir }) => catalog(resolveProjectDir(projectDir)),
+      'mcp/prompt': async ({ projectDir, server, name, arguments: args }) => {
+        const found = runnable(resolveProjectDir(projectDir), server)
+        try {
+          return { text: await found.prompt(name, args ?? {}) }
+        } catch (error) {
+          throw callFailed(error)
+        }
       },
       'mcp/restart': async ({ projectDir, name }) => {
         const dir = resolveProjectDir(projectDir)

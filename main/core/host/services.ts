@@ -112,7 +112,8 @@ export type SettingsMethods =
   | 'model/probe'
   | 'credential/set'
   | 'credential/delete'
-export type McpMethods = 'mcp/list' | 'mcp/trust' | 'mcp/setEnabled' | 'mcp/restart'
+export type McpMethods =
+  'mcp/list' | 'mcp/trust' | 'mcp/setEnabled' | 'mcp/restart' | 'mcp/catalog' | 'mcp/prompt'
 export type RuntimeMethods =
   'turn/send' | 'turn/cancel' | 'approval/respond' | 'compaction/run' | 'compaction/undo'
 export type SessionMethods =

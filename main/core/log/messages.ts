@@ -1,4 +1,4 @@
-import { fileBlock } from '../../../protocol/attachments.js'
+import { fileBlock, resourceBlock } from '../../../protocol/attachments.js'
 import type { Attachment, ImageAttachment } from '../../../protocol/attachments.js'
 import type { AssistantBlock, LogEvent } from '../../../protocol/events.js'
 import { deepFreeze } from './freeze.js'
@@ -90,10 +90,13 @@ export function messageOf(node: SurfaceNode, eventAt: (seq: number) => LogEvent)
 
 /**
  * A user message's text as the model sees it: the words, then each attached file as a
- * `<file path="…">` block, so every adapter, the token count and the request view agree.
+ * `<file path="…">` block and each MCP resource as a `<resource …>` block, so every adapter, the
+ * token count and the request view agree.
  */
 export function userContent(text: string, attachments: readonly Attachment[] | undefined): string {
-  const files = (attachments ?? []).flatMap((a) => (a.kind === 'file' ? [fileBlock(a)] : []))
+  const files = (attachments ?? []).flatMap((a) =>
+    a.kind === 'file' ? [fileBlock(a)] : a.kind === 'resource' ? [resourceBlock(a)] : [],
+  )
   return files.length === 0 ? text : [text, ...files].join('\n\n')
 }
 

@@ -16,7 +16,8 @@ export {
   McpCallError,
   McpServer,
 } from './server.js'
-export type { McpServerTool } from './server.js'
+export type { McpServerPrompt, McpServerResource, McpServerTool } from './server.js'
 export { McpSessionTools } from './session-tools.js'
 export type { McpNotice } from './session-tools.js'
-export { mcpTool, mcpToolName, resultText } from './tools.js'
+export { mcpTool, mcpToolName } from './tools.js'
+export { resultText } from './result-text.js'

@@ -18,6 +18,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { McpServerConfig, McpState } from '../../../protocol/mcp.js'
 import { expandRecord, expandVariables, serverCwd } from './config.js'
 import { GroupStdioTransport, McpGarbageError, TextTail } from './stdio-transport.js'
+import { resultText } from './result-text.js'
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000
 export const DEFAULT_START_TIMEOUT_MS = 30_000
@@ -31,6 +32,25 @@ export interface McpServerTool {
   readonly description: string
   readonly inputSchema: Record<string, unknown>
   readonly readOnly: boolean
+}
+
+/** A prompt a server offers (a slash command in the composer). */
+export interface McpServerPrompt {
+  readonly name: string
+  readonly description: string
+  readonly arguments: readonly {
+    readonly name: string
+    readonly description: string
+    readonly required: boolean
+  }[]
+}
+
+/** A resource a server offers (attachable to a message). */
+export interface McpServerResource {
+  readonly uri: string
+  readonly name: string
+  readonly description: string
+  readonly mimeType?: string
 }
 
 /** The environment a local server gets besides its own `env`: enough to run, no secrets. */
@@ -173,6 +193,84 @@ export class McpServer {
       this.inFlight--
       this.touch()
     }
+  }
+
+  /** Its prompts (none when it offers none). Starts it when it is not running. */
+  async prompts(): Promise<McpServerPrompt[]> {
+    const { client } = await this.ensure()
+    if (!client.getServerCapabilities()?.prompts) return []
+    const timeout = this.opts.config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    const prompts: McpServerPrompt[] = []
+    await paginate(async (cursor) => {
+      const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, { timeout })
+      for (const prompt of page.prompts)
+        prompts.push({
+          name: prompt.name,
+          description: prompt.description ?? prompt.title ?? '',
+          arguments: (prompt.arguments ?? []).map((arg) => ({
+            name: arg.name,
+            description: arg.description ?? '',
+            required: arg.required === true,
+          })),
+        })
+      return page.nextCursor
+    })
+    return prompts
+  }
+
+  /** A prompt filled in with `args`, as the text of a message (its messages' text, in order). */
+  async prompt(name: string, args: Readonly<Record<string, string>>): Promise<string> {
+    const { client } = await this.ensure()
+    const timeout = this.opts.config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    try {
+      const result = await client.getPrompt({ name, arguments: { ...args } }, { timeout })
+      return result.messages
+        .map((message) => resultText({ content: [message.content] }))
+        .filter((text) => text !== '')
+        .join('\n\n')
+    } catch (error) {
+      throw this.callError(name, timeout, error)
+    }
+  }
+
+  /** Its resources (none when it offers none). Starts it when it is not running. */
+  async resources(): Promise<McpServerResource[]> {
+    const { client } = await this.ensure()
+    if (!client.getServerCapabilities()?.resources) return []
+    const timeout = this.opts.config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    const resources: McpServerResource[] = []
+    await paginate(async (cursor) => {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor }, { timeout })
+      for (const resource of page.resources)
+        resources.push({
+          uri: resource.uri,
+          name: resource.name,
+          description: resource.description ?? resource.title ?? '',
+          ...(resource.mimeType === undefined ? {} : { mimeType: resource.mimeType }),
+        })
+      return page.nextCursor
+    })
+    return resources
+  }
+
+  /** A resource's text; a binary one is refused, saying so. */
+  async readResource(uri: string): Promise<{ text: string; mimeType?: string }> {
+    const { client } = await this.ensure()
+    const timeout = this.opts.config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    let contents
+    try {
+      contents = (await client.readResource({ uri }, { timeout })).contents
+    } catch (error) {
+      throw this.callError(uri, timeout, error)
+    }
+    const texts = contents.flatMap((item) => ('text' in item ? [item.text] : []))
+    if (texts.length === 0)
+      throw new McpCallError(
+        'MCP_RESOURCE_BINARY',
+        `The resource ${uri} of the MCP server "${this.name}" is not text (${contents[0]?.mimeType ?? 'binary'}); only text resources can be attached.`,
+      )
+    const mimeType = contents[0]?.mimeType
+    return { text: texts.join('\n'), ...(mimeType === undefined ? {} : { mimeType }) }
   }
 
   /** Stops it (its process group with it); its tools stay known for the next start. */
@@ -357,6 +455,15 @@ export class McpServer {
 
   private changed(): void {
     for (const listener of this.stateListeners) listener()
+  }
+}
+
+/** Calls `page` with each cursor until it returns none (at most 100 pages). */
+async function paginate(page: (cursor: string | undefined) => Promise<string | undefined>) {
+  let cursor: string | undefined
+  for (let count = 0; count < 100; count++) {
+    cursor = await page(cursor)
+    if (cursor === undefined) return
   }
 }
 

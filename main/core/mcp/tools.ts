@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { resultText } from './result-text.js'
 import { ToolError } from '../tools/types.js'
 import type { Tool, ToolOutput } from '../tools/types.js'
 import { McpCallError } from './server.js'
@@ -105,47 +106,6 @@ export function mcpTool({ name, server, tool }: McpToolOptions): Tool {
       return { output, metadata } satisfies ToolOutput
     },
   }
-}
-
-/** The call's content as text: text as it is, images and binary as a line saying what they were. */
-export function resultText(result: CallToolResult): string {
-  const parts: string[] = []
-  for (const item of result.content) {
-    switch (item.type) {
-      case 'text':
-        parts.push(item.text)
-        break
-      case 'image':
-      case 'audio':
-        parts.push(`[${item.type} ${item.mimeType}, ${kb(base64Bytes(item.data))}, not shown]`)
-        break
-      case 'resource_link':
-        parts.push(`[resource ${item.name}: ${item.uri}]`)
-        break
-      case 'resource': {
-        const resource = item.resource
-        parts.push(
-          'text' in resource && typeof resource.text === 'string'
-            ? `[resource ${resource.uri}]\n${resource.text}`
-            : `[resource ${resource.uri}, ${resource.mimeType ?? 'binary'}, not shown]`,
-        )
-        break
-      }
-      default:
-        parts.push(`[${(item as { type: string }).type} content, not shown]`)
-    }
-  }
-  if (parts.length === 0 && result.structuredContent !== undefined)
-    return JSON.stringify(result.structuredContent, null, 2)
-  return parts.join('\n')
-}
-
-function base64Bytes(data: string): number {
-  return Math.floor((data.length * 3) / 4)
-}
-
-function kb(bytes: number): string {
-  return bytes < 1024 ? `${bytes} bytes` : `${Math.round(bytes / 1024)} KB`
 }
 
 function clip(text: string, max: number): string {

@@ -24,11 +24,15 @@ export interface VisionCheck {
   readonly endpointId: string
 }
 
+/** Reads an MCP server's resource as text; throws a sentence naming the server when it cannot. */
+export type ResourceReader = (server: string, uri: string) => Promise<string>
+
 /** Reads and checks the attachments of one message; throws before anything is logged. */
 export async function readAttachments(
   projectDir: string,
   inputs: readonly AttachmentInput[],
   target: VisionCheck,
+  readResource?: ResourceReader,
 ): Promise<Attachment[]> {
   if (inputs.length > MAX_ATTACHMENTS) {
     throw refused(`a message can carry at most ${MAX_ATTACHMENTS} attachments`)
@@ -44,11 +48,33 @@ export async function readAttachments(
         )
       }
       out.push({ kind: 'image', mime: input.mime, data: input.data })
+    } else if (input.kind === 'resource') {
+      out.push(await readResourceAttachment(input.server, input.uri, readResource))
     } else {
       out.push(await readFileAttachment(projectDir, input.path))
     }
   }
   return out
+}
+
+async function readResourceAttachment(
+  server: string,
+  uri: string,
+  read: ResourceReader | undefined,
+): Promise<Attachment> {
+  if (!read) throw refused('MCP resources cannot be attached here')
+  let text: string
+  try {
+    text = await read(server, uri)
+  } catch (error) {
+    throw refused(error instanceof Error ? error.message : String(error))
+  }
+  const bytes = Buffer.byteLength(text)
+  if (bytes > MAX_FILE_ATTACHMENT_BYTES)
+    throw refused(
+      `the resource ${uri} is ${kb(bytes)}; attachments can be at most ${kb(MAX_FILE_ATTACHMENT_BYTES)}`,
+    )
+  return { kind: 'resource', server, uri, text }
 }
 
 function checkVision({ model, visionSetting, endpointId }: VisionCheck): void {

@@ -219,7 +219,13 @@ class Runtime {
     }
     const { model, endpointId } = agent.model
     const visionSetting = agent.config.endpoints[endpointId]?.models?.[model]?.vision
-    return readAttachments(projectDir, inputs, { model, endpointId, visionSetting })
+    const mcp = this.mcp
+    return readAttachments(
+      projectDir,
+      inputs,
+      { model, endpointId, visionSetting },
+      mcp ? (server, uri) => mcp.readResource(projectDir, server, uri) : undefined,
+    )
   }
 
   /** How the session talks to its model, once its agent was built. */

@@ -131,7 +131,9 @@ export function useAttachments({ text, setText, listFiles }: AttachOptions) {
       attachments.map((a): AttachmentInput =>
         a.kind === 'file'
           ? { kind: 'file', path: a.path }
-          : { kind: 'image', mime: a.mime, data: a.data },
+          : a.kind === 'image'
+            ? { kind: 'image', mime: a.mime, data: a.data }
+            : { kind: 'resource', server: a.server, uri: a.uri },
       ),
     remove: (key: string) => setAttachments((list) => list.filter((a) => a.key !== key)),
     /** After a send: empty; after a refused send: put back what was sent. */
