@@ -12,6 +12,8 @@ export interface SelectOption {
 export interface SelectProps {
   /** The accessible name of the combobox (a visible label may stand next to it too). */
   readonly label: string
+  /** A word shown before the trigger, for the eye only (the accessible name stays `label`). */
+  readonly caption?: string
   /** An option's value, '' for "none" (an option may have the value ''), or undefined. */
   readonly value: string | undefined
   readonly options: readonly SelectOption[]
@@ -37,6 +39,7 @@ const fromItem = (value: string) => (value === NONE ? '' : value)
  */
 export function Select({
   label,
+  caption,
   value,
   options,
   onValueChange,
@@ -46,7 +49,7 @@ export function Select({
   ...wiring
 }: SelectProps) {
   const isKnown = value !== undefined && options.some((option) => option.value === value)
-  return (
+  const select = (
     <RadixSelect.Root
       value={isKnown ? toItem(value) : ''}
       onValueChange={(next) => onValueChange(fromItem(next))}
@@ -82,5 +85,12 @@ export function Select({
         </RadixSelect.Content>
       </RadixSelect.Portal>
     </RadixSelect.Root>
+  )
+  if (caption === undefined) return select
+  return (
+    <span className="select-labelled">
+      <span aria-hidden="true">{caption}</span>
+      {select}
+    </span>
   )
 }

@@ -55,16 +55,14 @@ export function GanttChart({
   return (
     <section className="gantt" aria-label="Step and tool Gantt">
       <div className="gantt-bar-controls">
-        <span className="select-labelled">
-          <span aria-hidden="true">Turn</span>
-          <Select
-            label="Gantt turn"
-            value={turn === undefined ? undefined : String(turn)}
-            options={turns.map((t) => ({ value: String(t), label: String(t) }))}
-            onValueChange={(value) => setChosen(Number(value))}
-            placeholder="none"
-          />
-        </span>
+        <Select
+          caption="Turn"
+          label="Gantt turn"
+          value={turn === undefined ? undefined : String(turn)}
+          options={turns.map((t) => ({ value: String(t), label: String(t) }))}
+          onValueChange={(value) => setChosen(Number(value))}
+          placeholder="none"
+        />
         {layout.bars.length > 0 ? (
           <span className="muted">
             {formatDuration(layout.end - layout.start)} · {layout.lanes.length} step(s) ·{' '}

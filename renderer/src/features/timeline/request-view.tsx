@@ -43,16 +43,14 @@ export function RequestInspector({
   return (
     <section className="rq" aria-label="Request">
       <div className="rq-picker">
-        <span className="select-labelled">
-          <span aria-hidden="true">Request</span>
-          <Select
-            label="Request"
-            value={seq === undefined ? undefined : String(seq)}
-            options={starts.map((s, i) => ({ value: String(s), label: `#${i + 1} (seq ${s})` }))}
-            onValueChange={(value) => onChangeStart(Number(value))}
-            placeholder="none yet"
-          />
-        </span>
+        <Select
+          caption="Request"
+          label="Request"
+          value={seq === undefined ? undefined : String(seq)}
+          options={starts.map((s, i) => ({ value: String(s), label: `#${i + 1} (seq ${s})` }))}
+          onValueChange={(value) => onChangeStart(Number(value))}
+          placeholder="none yet"
+        />
         {previousSeq === undefined ? (
           <span className="muted">the first request: everything is new</span>
         ) : (
