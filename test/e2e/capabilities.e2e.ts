@@ -22,6 +22,7 @@ import { probeAnswers } from '../fixtures/model-server/probe-script'
 import type { RouteHandler } from '../fixtures/model-server/server'
 import { startApp } from './app-fixture'
 import { backToChat, openSettings } from './shell-nav'
+import { shootEachWay } from './shots'
 import type { AppUnderTest } from './app-fixture'
 
 let app: AppUnderTest | undefined
@@ -33,24 +34,13 @@ test.afterEach(async () => {
   app = undefined
 })
 
-const SIZES = [
-  { name: 'wide', width: 1440, height: 900 },
-  { name: 'narrow', width: 1024, height: 700 },
-] as const
-
 /** Screenshots at both sizes in both themes; `prepare` brings the view back after a resize. */
 async function shoot(page: Page, name: string, prepare?: () => Promise<void>): Promise<void> {
-  for (const theme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: theme })
-    await expect(page.locator('html')).toHaveAttribute('data-theme', theme)
-    for (const size of SIZES) {
-      await page.setViewportSize({ width: size.width, height: size.height })
-      await prepare?.()
-      await page.screenshot({ path: `test-results/capabilities-${name}-${size.name}-${theme}.png` })
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
-  await page.setViewportSize({ width: 1440, height: 900 })
+  await shootEachWay(
+    page,
+    (size, theme) => `test-results/capabilities-${name}-${size}-${theme}.png`,
+    prepare === undefined ? {} : { prepare },
+  )
 }
 
 async function openModels(page: Page, endpointId: string): Promise<Locator> {

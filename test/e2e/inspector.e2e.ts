@@ -7,6 +7,8 @@
 import { expect, test } from '@playwright/test'
 import type { Locator, Page } from '@playwright/test'
 import { startApp } from './app-fixture'
+import { openOptions } from './combobox'
+import { unexpectedErrors } from './console-errors'
 import { openInspector } from './shell-nav'
 import { valueFromPage } from './page-bridge'
 import type { AppUnderTest } from './app-fixture'
@@ -172,9 +174,10 @@ test('lists every event, filters by tool/call, shows JSON, overlapping reads, re
   // The request view of the second request: only the assistant's calls and the two outputs are new.
   await timeline.getByRole('tab', { name: 'Request' }).click()
   const requestPicker = timeline.getByRole('combobox', { name: 'Request' })
-  await expect(requestPicker.locator('option')).toHaveCount(2)
-  const second = await requestPicker.locator('option').nth(1).getAttribute('value')
-  await requestPicker.selectOption(second ?? '')
+  const requests = (await openOptions(requestPicker)).getByRole('option')
+  await expect(requests).toHaveCount(2)
+  await requests.nth(1).click()
+  await expect(requestPicker).toHaveText(/^#2 /)
   const messages = timeline.getByTestId('request-message')
   await expect(messages).toHaveCount(3)
   const roles = await attrsOf(messages, 'data-role')
@@ -201,7 +204,7 @@ test('lists every event, filters by tool/call, shows JSON, overlapping reads, re
   await page.emulateMedia({ colorScheme: 'dark' })
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
   await page.screenshot({ path: 'test-results/inspector-dark.png' })
-  expect(consoleErrors).toEqual([])
+  expect(unexpectedErrors(consoleErrors)).toEqual([])
 })
 
 /** One turn with two parallel reads, then the Timeline tab: its region and its table. */

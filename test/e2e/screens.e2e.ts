@@ -13,11 +13,8 @@ import type { AppUnderTest } from './app-fixture'
 import { startServeProcess } from './serve-process'
 import type { ServeProcess } from './serve-process'
 import { openInspector, openSettings } from './shell-nav'
+import { shootEachWay } from './shots'
 
-const SIZES = [
-  { name: '1440', width: 1440, height: 900 },
-  { name: '1024', width: 1024, height: 700 },
-] as const
 const SHOTS = 'test-results/screens'
 
 /**
@@ -42,18 +39,10 @@ const ALLOWED: Readonly<Record<string, { readonly target: string; readonly reaso
 
 /** Shoots `view` at both sizes and themes and runs axe on each; `prepare` restores the view. */
 async function shootView(page: Page, view: string, prepare?: () => Promise<void>): Promise<void> {
-  for (const theme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: theme })
-    await expect(page.locator('html')).toHaveAttribute('data-theme', theme)
-    for (const size of SIZES) {
-      await page.setViewportSize({ width: size.width, height: size.height })
-      await prepare?.()
-      await page.screenshot({ path: `${SHOTS}/${view}-${size.name}-${theme}.png` })
-      await checkAxe(page, `${view} at ${size.name} in ${theme}`)
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
-  await page.setViewportSize({ width: 1440, height: 900 })
+  await shootEachWay(page, (size, theme) => `${SHOTS}/${view}-${size}-${theme}.png`, {
+    ...(prepare === undefined ? {} : { prepare }),
+    check: (where) => checkAxe(page, `${view} at ${where}`),
+  })
 }
 
 async function checkAxe(page: Page, where: string): Promise<void> {

@@ -12,6 +12,7 @@ import type { Locator, Page } from '@playwright/test'
 import { closedPort, startModelServer } from '../fixtures/model-server/server'
 import type { ModelServer } from '../fixtures/model-server/server'
 import { startApp } from './app-fixture'
+import { chooseOption, openOptions } from './combobox'
 import type { AppUnderTest } from './app-fixture'
 
 let app: AppUnderTest
@@ -239,12 +240,25 @@ test("the open project's own defaults are saved for it and cleared back to the g
   const settings = await openSettings(page)
   const own = settings.getByRole('form', { name: 'Project defaults' })
   await expect(own).toContainText(app.project)
-  await expect(own.getByRole('combobox', { name: 'Project endpoint' })).toHaveValue('')
+  await expect(own.getByRole('combobox', { name: 'Project endpoint' })).toHaveText(
+    '(the global default)',
+  )
+  // An endpoint of the config's own to choose for the project (serve's `cli` is not in it).
+  await settings.getByRole('button', { name: 'Add endpoint' }).click()
+  const form = settings.getByRole('form', { name: 'Add an endpoint' })
+  await form.getByLabel('Name').fill('lab')
+  await form.getByLabel('Base URL').fill(lab.url)
+  await form.getByRole('button', { name: 'Save endpoint' }).click()
+  const endpoint = own.getByRole('combobox', { name: 'Project endpoint' })
+  const endpoints = (await openOptions(endpoint)).getByRole('option')
+  await expect(endpoints).toHaveText(['(the global default)', 'lab'])
+  await endpoints.nth(1).click()
+  await expect(endpoint).toHaveText('lab')
   await own.getByRole('textbox', { name: 'Project model' }).fill('lab-small')
   await own.getByRole('button', { name: 'Save project defaults' }).click()
   await expect
     .poll(() => savedConfig()['projects'])
-    .toEqual({ [app.project]: { model: 'lab-small' } })
+    .toEqual({ [app.project]: { endpoint: 'lab', model: 'lab-small' } })
   // The form is drawn anew from the saved values (its Save then has nothing to save): wait for
   // that before scrolling, or the scroll may hold the form that was just replaced.
   await expect(own.getByRole('button', { name: 'Save project defaults' })).toBeDisabled()
@@ -252,6 +266,7 @@ test("the open project's own defaults are saved for it and cleared back to the g
   await page.screenshot({ path: 'test-results/settings-project.png' })
   // The global defaults are untouched, and emptying the project's fields removes its entry.
   expect(savedConfig()).not.toHaveProperty('defaultModel')
+  await chooseOption(endpoint, '(the global default)')
   await own.getByRole('textbox', { name: 'Project model' }).fill('')
   await own.getByRole('button', { name: 'Save project defaults' }).click()
   await expect.poll(() => savedConfig()['projects']).toEqual({})

@@ -1,52 +1,9 @@
-import * as Tooltip from '@radix-ui/react-tooltip'
 import { Check, Copy, Pencil, Play, RefreshCw } from 'lucide-react'
 import { useState } from 'react'
-import type { ReactNode } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
+import { IconButton } from '../../ui/icon-button'
 import { CONTINUE_TEXT, forkPointOfUser, promptOfAnswer } from './fork-point'
 import type { MessageActions } from './messages'
-
-/**
- * An icon button with a tooltip. The accessible name starts with the action's word ("Edit",
- * "Copy"), so a screen reader and a test find it by that word; the tooltip says the rest.
- */
-export function IconAction({
-  label,
-  hint,
-  icon,
-  disabled = false,
-  onClick,
-}: {
-  readonly label: string
-  readonly hint: string
-  readonly icon: ReactNode
-  readonly disabled?: boolean
-  readonly onClick: () => void
-}) {
-  return (
-    <Tooltip.Provider delayDuration={400}>
-      <Tooltip.Root>
-        <Tooltip.Trigger asChild>
-          <button
-            type="button"
-            className="icon msg-action"
-            aria-label={label}
-            disabled={disabled}
-            onClick={onClick}
-          >
-            {icon}
-          </button>
-        </Tooltip.Trigger>
-        <Tooltip.Portal>
-          <Tooltip.Content className="tooltip" sideOffset={4}>
-            {hint}
-            <Tooltip.Arrow className="tooltip-arrow" />
-          </Tooltip.Content>
-        </Tooltip.Portal>
-      </Tooltip.Root>
-    </Tooltip.Provider>
-  )
-}
 
 /** Copies the text; the icon shows a check for a moment once it is on the clipboard. */
 export function CopyAction({ text, what }: { readonly text: string; readonly what: string }) {
@@ -58,7 +15,8 @@ export function CopyAction({ text, what }: { readonly text: string; readonly wha
     })
   }
   return (
-    <IconAction
+    <IconButton
+      className="icon msg-action"
       label={copied ? 'Copy (copied)' : `Copy ${what}`}
       hint={copied ? 'Copied' : `Copy ${what} as text`}
       icon={copied ? <Check size={15} aria-hidden /> : <Copy size={15} aria-hidden />}

@@ -1,6 +1,7 @@
 import { memo, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
 import type { BridleApi, EventDto } from '../../../../protocol/contract'
+import { IconButton } from '../../ui/icon-button'
 import type { DrawerPanel } from '../feed'
 import type { ChatItem } from './items'
 import { MarkdownText } from './markdown'
@@ -10,7 +11,6 @@ import {
   ContinueIcon,
   CopyAction,
   EditIcon,
-  IconAction,
   regenerateAnswer,
   RegenerateIcon,
   resendFrom,
@@ -157,7 +157,8 @@ export const UserMessage = memo(function UserMessage({
   }
   const tools = (
     <>
-      <IconAction
+      <IconButton
+        className="icon msg-action"
         label="Edit message"
         hint="Edit and resend: a new branch from just before this message"
         icon={<EditIcon />}
@@ -233,7 +234,8 @@ export const AssistantMessage = memo(function AssistantMessage({
   const tools = (
     <>
       <CopyAction text={item.text} what="answer" />
-      <IconAction
+      <IconButton
+        className="icon msg-action"
         label="Regenerate answer"
         hint="Ask again: a new branch that resends the message this answers"
         icon={<RegenerateIcon />}
@@ -241,7 +243,8 @@ export const AssistantMessage = memo(function AssistantMessage({
         onClick={() => void run(() => regenerateAnswer(actions, actions.events(), item.seq))}
       />
       {canContinue && (
-        <IconAction
+        <IconButton
+          className="icon msg-action"
           label="Continue answer"
           hint="Ask the model to go on from where it stopped (sent as a message)"
           icon={<ContinueIcon />}

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react'
 import { useAction } from '../../state/actions'
 import type { BridleApi, ModelInfo } from '../../../../protocol/contract'
 import { contextWindowText, toolSupportText, withDefaults } from '../settings'
+import '../../ui/select.css'
 import './model-picker.css'
 
 export interface ModelPickerProps {
@@ -77,16 +78,20 @@ export function ModelPicker({ api, sessionId, model, endpointId }: ModelPickerPr
         open={isOpen}
         onOpenChange={setOpen}
       >
-        <Select.Trigger className="model-picker-trigger" aria-label="Model">
+        <Select.Trigger className="select-trigger model-picker-trigger" aria-label="Model">
           <Select.Value placeholder={current?.model ?? 'Choose a model'}>
             {current?.model}
           </Select.Value>
-          <Select.Icon>
+          <Select.Icon className="select-icon">
             <ChevronDown size={14} aria-hidden="true" />
           </Select.Icon>
         </Select.Trigger>
         <Select.Portal>
-          <Select.Content className="model-picker-content" position="popper" sideOffset={4}>
+          <Select.Content
+            className="select-content model-picker-content"
+            position="popper"
+            sideOffset={4}
+          >
             <Select.Viewport>
               {choices.length === 0 && (
                 <p className="model-picker-empty muted">No models listed by the endpoints.</p>
@@ -95,11 +100,11 @@ export function ModelPicker({ api, sessionId, model, endpointId }: ModelPickerPr
                 <Select.Item
                   key={valueOf(choice.endpointId, choice.model.id)}
                   value={valueOf(choice.endpointId, choice.model.id)}
-                  className="model-picker-item"
+                  className="select-item model-picker-item"
                 >
                   <Select.ItemText>{choice.model.id}</Select.ItemText>
                   <span className="model-picker-facts muted">{factsOf(choice)}</span>
-                  <Select.ItemIndicator className="model-picker-check">
+                  <Select.ItemIndicator className="select-check model-picker-check">
                     <Check size={14} aria-hidden="true" />
                   </Select.ItemIndicator>
                 </Select.Item>

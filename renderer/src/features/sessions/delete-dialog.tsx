@@ -23,8 +23,8 @@ export function DeleteDialog({
     // (style-src 'self'). The overlay below still blocks the page; Escape and Cancel close it.
     <Dialog.Root open={isOpen} modal={false} onOpenChange={(open) => !open && onClose()}>
       <Dialog.Portal>
-        <div className="session-dialog-overlay" aria-hidden="true" />
-        <Dialog.Content className="session-dialog" role="alertdialog" aria-modal="true">
+        <div className="overlay" aria-hidden="true" />
+        <Dialog.Content className="dialog session-dialog" role="alertdialog" aria-modal="true">
           <Dialog.Title className="session-dialog-title">Move to trash?</Dialog.Title>
           <Dialog.Description className="session-dialog-text">
             <strong className="session-dialog-name">{title}</strong> goes to the trash with its

@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { useShell, useShellContext } from '../../state/shell-context'
+import { Select } from '../../ui/select'
 
 /**
  * The project: one of the recent folders, or another by path. In the app, "Choose…" opens the
@@ -16,21 +17,21 @@ export function ProjectPicker() {
 
   return (
     <div className="project-picker">
-      <label className="field">
-        <span>Project</span>
-        <select
-          value={projectDir ?? ''}
-          onChange={(event) => selectProject(event.target.value)}
+      <div className="field">
+        <span aria-hidden="true">Project</span>
+        <Select
+          label="Project"
+          value={projectDir}
+          options={projects.map((project) => ({
+            value: project.path,
+            label: project.name || project.path,
+            title: project.path,
+          }))}
+          onValueChange={selectProject}
+          placeholder="No project open"
           disabled={projects.length === 0}
-        >
-          {projectDir === undefined && <option value="">No project open</option>}
-          {projects.map((project) => (
-            <option key={project.path} value={project.path} title={project.path}>
-              {project.name || project.path}
-            </option>
-          ))}
-        </select>
-      </label>
+        />
+      </div>
       {isOpening ? (
         <form
           className="open-project"

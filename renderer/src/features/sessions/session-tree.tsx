@@ -1,4 +1,3 @@
-import * as Tooltip from '@radix-ui/react-tooltip'
 import { useId, useMemo, useRef, useState } from 'react'
 import type { KeyboardEvent } from 'react'
 import {
@@ -101,26 +100,24 @@ export function SessionTree() {
   }
   return (
     <>
-      <Tooltip.Provider>
-        {/* The arrow keys of the items inside are handled here. */}
-        <ul
-          className="session-tree"
-          role="tree"
-          aria-label="Session tree"
-          ref={list}
-          onKeyDown={onKeyDown}
-        >
-          {tree.map((node, index) => (
-            <TreeNode
-              key={node.session.id}
-              node={node}
-              depth={0}
-              position={{ index: index + 1, count: tree.length }}
-              tree={state}
-            />
-          ))}
-        </ul>
-      </Tooltip.Provider>
+      {/* The arrow keys of the items inside are handled here. */}
+      <ul
+        className="session-tree"
+        role="tree"
+        aria-label="Session tree"
+        ref={list}
+        onKeyDown={onKeyDown}
+      >
+        {tree.map((node, index) => (
+          <TreeNode
+            key={node.session.id}
+            node={node}
+            depth={0}
+            position={{ index: index + 1, count: tree.length }}
+            tree={state}
+          />
+        ))}
+      </ul>
       {cursor !== null && (
         <button
           type="button"

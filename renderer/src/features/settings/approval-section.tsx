@@ -73,7 +73,7 @@ export function ApprovalSection({ view, save }: ApprovalSectionProps) {
               <th scope="col">Effect</th>
               <th scope="col">Project</th>
               <th scope="col">
-                <span className="settings-visually-hidden">Delete</span>
+                <span className="visually-hidden">Delete</span>
               </th>
             </tr>
           </thead>

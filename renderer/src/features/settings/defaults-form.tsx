@@ -7,6 +7,7 @@ import { DEFAULTS_TARGETS, placeFieldErrors } from './field-errors'
 import type { DefaultsField, FieldMessages } from './field-errors'
 import { Field, FormErrors } from './field'
 import type { SaveSettings } from './use-settings'
+import { Select } from '../../ui/select'
 
 export interface DefaultsFormProps {
   readonly view: SettingsView
@@ -142,18 +143,16 @@ function DefaultsDraft({
         hint={draft.endpointId === '' ? scope.endpointHint : undefined}
       >
         {(wiring) => (
-          <select
+          <Select
             {...wiring}
+            label={scope.endpointLabel}
             value={draft.endpointId}
-            onChange={(event) => setDraft((old) => ({ ...old, endpointId: event.target.value }))}
-          >
-            <option value="">{scope.noEndpoint}</option>
-            {ids.map((id) => (
-              <option key={id} value={id}>
-                {id}
-              </option>
-            ))}
-          </select>
+            options={[
+              { value: '', label: scope.noEndpoint },
+              ...ids.map((id) => ({ value: id, label: id })),
+            ]}
+            onValueChange={(endpointId) => setDraft((old) => ({ ...old, endpointId }))}
+          />
         )}
       </Field>
       <Field label={scope.modelLabel} error={errors.model} hint={scope.modelHint}>

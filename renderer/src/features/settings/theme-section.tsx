@@ -16,7 +16,7 @@ export function ThemeSection() {
     <section className="settings-section" aria-labelledby="settings-theme">
       <h2 id="settings-theme">Theme</h2>
       <fieldset className="settings-segmented">
-        <legend className="settings-visually-hidden">Theme</legend>
+        <legend className="visually-hidden">Theme</legend>
         {CHOICES.map(({ choice, label }) => (
           <label key={choice} className={theme.choice === choice ? 'is-selected' : undefined}>
             <input

@@ -27,6 +27,7 @@ export function Shell({ bridge }: { readonly bridge: Bridge }) {
   return (
     <ShellContext value={{ store: shell.store, api: bridge.api, kind: bridge.kind }}>
       <ActionContext value={registry}>
+        {/* The one tooltip provider: every tooltip of the app shares its delay. */}
         <Tooltip.Provider delayDuration={500}>
           <ShellBody />
         </Tooltip.Provider>

@@ -1,7 +1,7 @@
 import { CircleHelp, FolderOpen, PanelLeft, PanelRight, Settings } from 'lucide-react'
 import { useShell } from '../../state/shell-context'
 import { keysLabel } from '../../state/shortcuts'
-import { BarButton } from './icon-button'
+import { IconButton } from '../../ui/icon-button'
 
 const ICON = { size: 16, 'aria-hidden': true } as const
 
@@ -26,7 +26,9 @@ export function TopBar({
   return (
     <header className="top-bar">
       {isChat && (
-        <BarButton
+        <IconButton
+          className="ghost bar-button"
+          isLabelShown
           icon={<PanelLeft {...ICON} />}
           label="Sessions"
           hint={`Show or hide the sessions (${keysLabel('toggle-sidebar')})`}
@@ -41,7 +43,9 @@ export function TopBar({
       </span>
       <span className="spacer" />
       {isChat && (
-        <BarButton
+        <IconButton
+          className="ghost bar-button"
+          isLabelShown
           icon={<PanelRight {...ICON} />}
           label="Inspector"
           hint={`Timeline and checkpoints (${keysLabel('toggle-inspector')})`}
@@ -49,14 +53,18 @@ export function TopBar({
           onClick={toggleDrawer}
         />
       )}
-      <BarButton
+      <IconButton
+        className="ghost bar-button"
+        isLabelShown
         icon={<Settings {...ICON} />}
         label="Settings"
         hint={`Endpoints, approvals, theme (${keysLabel('open-settings')})`}
         aria-pressed={!isChat}
         onClick={isChat ? openSettings : closeSettings}
       />
-      <BarButton
+      <IconButton
+        className="ghost bar-button"
+        isLabelShown
         icon={<CircleHelp {...ICON} />}
         label="Help"
         hint={`Shortcuts and about (${keysLabel('help')})`}

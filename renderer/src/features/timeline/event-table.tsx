@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useEffect, useRef, useState } from 'react'
+import type { ReactNode } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { summarizeEvent } from './event-summary'
 
@@ -21,6 +22,29 @@ export function formatTime(at: number): string {
   const pad = (n: number, width = 2) => String(n).padStart(width, '0')
   return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`
 }
+
+/** The table's columns, in order: the header and every row are drawn from this one list. */
+interface Column {
+  readonly name: string
+  readonly className: string
+  /** More classes for one row's cell, each starting with a space. */
+  readonly extraClass?: (event: EventDto) => string
+  readonly value: (event: EventDto, summary: string) => ReactNode
+}
+
+const COLUMNS: readonly Column[] = [
+  { name: 'seq', className: 'tl-cell-seq', value: (event) => event.seq },
+  { name: 'time', className: 'tl-cell-time', value: (event) => formatTime(event.at) },
+  {
+    name: 'type',
+    className: 'tl-cell-type',
+    extraClass: (event) => ` tl-type-${event.type.split('/')[0] ?? ''}`,
+    value: (event) => event.type,
+  },
+  { name: 'turn', className: 'tl-cell-num', value: (event) => event.turn },
+  { name: 'step', className: 'tl-cell-num', value: (event) => event.step },
+  { name: 'summary', className: 'tl-cell-summary', value: (_event, summary) => summary },
+]
 
 interface EventRowProps {
   readonly event: EventDto | undefined
@@ -61,24 +85,15 @@ const EventRow = memo(function EventRow({
       style={style}
       onClick={() => onSelect(event.seq)}
     >
-      <span role="cell" className="tl-cell-seq">
-        {event.seq}
-      </span>
-      <span role="cell" className="tl-cell-time">
-        {formatTime(event.at)}
-      </span>
-      <span role="cell" className={`tl-cell-type tl-type-${event.type.split('/')[0] ?? ''}`}>
-        {event.type}
-      </span>
-      <span role="cell" className="tl-cell-num">
-        {event.turn}
-      </span>
-      <span role="cell" className="tl-cell-num">
-        {event.step}
-      </span>
-      <span role="cell" className="tl-cell-summary">
-        {summary}
-      </span>
+      {COLUMNS.map((column) => (
+        <span
+          key={column.name}
+          role="cell"
+          className={`${column.className}${column.extraClass?.(event) ?? ''}`}
+        >
+          {column.value(event, summary)}
+        </span>
+      ))}
     </div>
   )
 })
@@ -134,24 +149,11 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
     <>
       <div className="tl-table" role="table" aria-label="Events" aria-rowcount={rows.count + 1}>
         <div className="tl-row tl-head" role="row" aria-rowindex={1}>
-          <span role="columnheader" className="tl-cell-seq">
-            seq
-          </span>
-          <span role="columnheader" className="tl-cell-time">
-            time
-          </span>
-          <span role="columnheader" className="tl-cell-type">
-            type
-          </span>
-          <span role="columnheader" className="tl-cell-num">
-            turn
-          </span>
-          <span role="columnheader" className="tl-cell-num">
-            step
-          </span>
-          <span role="columnheader" className="tl-cell-summary">
-            summary
-          </span>
+          {COLUMNS.map((column) => (
+            <span key={column.name} role="columnheader" className={column.className}>
+              {column.name}
+            </span>
+          ))}
         </div>
         <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll" onScroll={onScroll}>
           <div className="tl-rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>

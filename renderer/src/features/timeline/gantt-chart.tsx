@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { layoutGantt } from './gantt'
 import type { GanttBar, GanttLayout } from './gantt'
+import { Select } from '../../ui/select'
 
 const ROW_PX = 20
 const LANE_GAP_PX = 6
@@ -54,20 +55,14 @@ export function GanttChart({
   return (
     <section className="gantt" aria-label="Step and tool Gantt">
       <div className="gantt-bar-controls">
-        <label>
-          Turn{' '}
-          <select
-            aria-label="Gantt turn"
-            value={turn ?? ''}
-            onChange={(e) => setChosen(Number(e.target.value))}
-          >
-            {turns.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Select
+          caption="Turn"
+          label="Gantt turn"
+          value={turn === undefined ? undefined : String(turn)}
+          options={turns.map((t) => ({ value: String(t), label: String(t) }))}
+          onValueChange={(value) => setChosen(Number(value))}
+          placeholder="none"
+        />
         {layout.bars.length > 0 ? (
           <span className="muted">
             {formatDuration(layout.end - layout.start)} · {layout.lanes.length} step(s) ·{' '}

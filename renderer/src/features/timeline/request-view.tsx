@@ -3,6 +3,7 @@ import type { BridleApi, RequestView as RequestViewDto } from '../../../../proto
 import { diffRequests, previousRequestSeq } from './request-diff'
 import type { CheckpointRange, DiffEntry, RemovedEntry, RequestDiff } from './request-diff'
 import { useRequest } from './use-request'
+import { Select } from '../../ui/select'
 
 interface RequestInspectorProps {
   readonly api: BridleApi
@@ -42,20 +43,14 @@ export function RequestInspector({
   return (
     <section className="rq" aria-label="Request">
       <div className="rq-picker">
-        <label>
-          Request{' '}
-          <select
-            aria-label="Request"
-            value={seq ?? ''}
-            onChange={(e) => onChangeStart(Number(e.target.value))}
-          >
-            {starts.map((s, i) => (
-              <option key={s} value={s}>
-                #{i + 1} (seq {s})
-              </option>
-            ))}
-          </select>
-        </label>
+        <Select
+          caption="Request"
+          label="Request"
+          value={seq === undefined ? undefined : String(seq)}
+          options={starts.map((s, i) => ({ value: String(s), label: `#${i + 1} (seq ${s})` }))}
+          onValueChange={(value) => onChangeStart(Number(value))}
+          placeholder="none yet"
+        />
         {previousSeq === undefined ? (
           <span className="muted">the first request: everything is new</span>
         ) : (
