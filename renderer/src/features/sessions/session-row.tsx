@@ -53,7 +53,14 @@ export function SessionItem({
   const ids = useId()
   const title = sessionTitle(session)
   const isFolded = fold?.isFolded === true
-  const labelledBy = [`${ids}-title`, `${ids}-meta`, ...(isFolded ? [`${ids}-count`] : [])]
+  // Named by its own visible words in their order (axe: label-content-name-mismatch), with
+  // "running" (hidden, the dot shows it) last so the visible words stay together.
+  const labelledBy = [
+    `${ids}-title`,
+    `${ids}-meta`,
+    ...(isFolded ? [`${ids}-count`] : []),
+    ...(session.isRunning ? [`${ids}-running`] : []),
+  ]
   const backToItem = () => {
     setMode('view')
     item.current?.focus()
@@ -111,7 +118,7 @@ export function SessionItem({
         ) : (
           <div className="session-open">
             <span className="session-title" id={`${ids}-title`}>
-              {session.isRunning && <span className="running-dot" aria-label="running" />}
+              {session.isRunning && <span className="running-dot" aria-hidden="true" />}
               {title}
             </span>{' '}
             <ForkPoint session={session}>
@@ -121,9 +128,15 @@ export function SessionItem({
             </ForkPoint>
           </div>
         )}
+        {fold?.isFolded === true && ' '}
         {fold?.isFolded === true && (
           <span className="fork-count" id={`${ids}-count`} title="Folded forks">
             {fold.count} {fold.count === 1 ? 'fork' : 'forks'}
+          </span>
+        )}
+        {session.isRunning && (
+          <span className="visually-hidden" id={`${ids}-running`}>
+            running
           </span>
         )}
         {mode === 'view' && (

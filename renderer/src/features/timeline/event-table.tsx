@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useEffect, useRef, useState } from 'react'
+import type { KeyboardEvent } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { summarizeEvent } from './event-summary'
 
@@ -27,7 +28,10 @@ interface EventRowProps {
   readonly index: number
   readonly top: number
   readonly isSelected: boolean
+  /** The one row in the Tab order (a roving tabindex); the arrows move it. */
+  readonly isTabStop: boolean
   readonly onSelect: (seq: number) => void
+  readonly onFocusRow: (index: number) => void
 }
 
 /** One row; memoised, so a page landing re-renders only rows whose event changed. */
@@ -36,13 +40,26 @@ const EventRow = memo(function EventRow({
   index,
   top,
   isSelected,
+  isTabStop,
   onSelect,
+  onFocusRow,
 }: EventRowProps) {
   const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT }
+  const focus = {
+    tabIndex: isTabStop ? 0 : -1,
+    'data-index': index,
+    onFocus: () => onFocusRow(index),
+  }
   if (event === undefined) {
     return (
-      <div className="tl-row tl-row-pending" role="row" aria-rowindex={index + 2} style={style}>
-        <span role="cell" className="tl-cell-seq">
+      <div
+        className="tl-row tl-row-pending"
+        role="row"
+        aria-rowindex={index + 2}
+        style={style}
+        {...focus}
+      >
+        <span role="gridcell" className="tl-cell-seq">
           …
         </span>
       </div>
@@ -59,24 +76,25 @@ const EventRow = memo(function EventRow({
       data-seq={event.seq}
       data-type={event.type}
       style={style}
+      {...focus}
       onClick={() => onSelect(event.seq)}
     >
-      <span role="cell" className="tl-cell-seq">
+      <span role="gridcell" className="tl-cell-seq">
         {event.seq}
       </span>
-      <span role="cell" className="tl-cell-time">
+      <span role="gridcell" className="tl-cell-time">
         {formatTime(event.at)}
       </span>
-      <span role="cell" className={`tl-cell-type tl-type-${event.type.split('/')[0] ?? ''}`}>
+      <span role="gridcell" className={`tl-cell-type tl-type-${event.type.split('/')[0] ?? ''}`}>
         {event.type}
       </span>
-      <span role="cell" className="tl-cell-num">
+      <span role="gridcell" className="tl-cell-num">
         {event.turn}
       </span>
-      <span role="cell" className="tl-cell-num">
+      <span role="gridcell" className="tl-cell-num">
         {event.step}
       </span>
-      <span role="cell" className="tl-cell-summary">
+      <span role="gridcell" className="tl-cell-summary">
         {summary}
       </span>
     </div>
@@ -93,7 +111,10 @@ export interface EventTableProps {
 
 /**
  * The virtualised table: only the rows in view (plus overscan) exist in the DOM, and only their
- * windows are asked for, so 200k rows scroll like 200.
+ * windows are asked for, so 200k rows scroll like 200. It is a grid for the keyboard: one row
+ * is in the Tab order (the last focused while it exists, else the first in view, so the scroll
+ * region always holds a focusable row), Up/Down/Home/End/Page Up/Page Down move the focus
+ * (scrolling the row into view first) and Enter selects the focused row.
  */
 export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTableProps) {
   const scroller = useRef<HTMLDivElement>(null)
@@ -130,9 +151,53 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
   }
   const newCount = follow.isFollowing ? 0 : Math.max(0, rows.count - follow.seenCount)
 
+  const [focusIndex, setFocusIndex] = useState<number | undefined>(undefined)
+  const tabStop =
+    focusIndex !== undefined && focusIndex >= first && focusIndex <= last ? focusIndex : first
+  // A row asked for by the keyboard may exist only after the scroll renders it: focused then.
+  const pendingFocus = useRef<number | undefined>(undefined)
+  useEffect(() => {
+    const index = pendingFocus.current
+    if (index === undefined) return
+    const row = scroller.current?.querySelector<HTMLElement>(`[data-index="${index}"]`)
+    if (row === null || row === undefined) return
+    pendingFocus.current = undefined
+    row.focus({ preventScroll: true })
+  })
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const current = Number((event.target as HTMLElement).dataset['index'] ?? tabStop)
+    const page = Math.max(1, items.length - 2 * 6)
+    let next: number
+    if (event.key === 'ArrowDown') next = current + 1
+    else if (event.key === 'ArrowUp') next = current - 1
+    else if (event.key === 'PageDown') next = current + page
+    else if (event.key === 'PageUp') next = current - page
+    else if (event.key === 'Home') next = 0
+    else if (event.key === 'End') next = rows.count - 1
+    else if (event.key === 'Enter' || event.key === ' ') {
+      const seq = rows.rowAt(current)?.seq
+      if (seq !== undefined) onSelect(seq)
+      event.preventDefault()
+      return
+    } else return
+    event.preventDefault()
+    const target = Math.min(Math.max(next, 0), rows.count - 1)
+    if (target < 0) return
+    setFocusIndex(target)
+    pendingFocus.current = target
+    virtualizer.scrollToIndex(target, { align: 'auto' })
+    scroller.current?.querySelector<HTMLElement>(`[data-index="${target}"]`)?.focus()
+  }
+
   return (
     <>
-      <div className="tl-table" role="table" aria-label="Events" aria-rowcount={rows.count + 1}>
+      <div
+        className="tl-table"
+        role="grid"
+        aria-label="Events"
+        aria-readonly="true"
+        aria-rowcount={rows.count + 1}
+      >
         <div className="tl-row tl-head" role="row" aria-rowindex={1}>
           <span role="columnheader" className="tl-cell-seq">
             seq
@@ -154,7 +219,12 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
           </span>
         </div>
         <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll" onScroll={onScroll}>
-          <div className="tl-rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          <div
+            className="tl-rows"
+            role="rowgroup"
+            style={{ height: virtualizer.getTotalSize() }}
+            onKeyDown={onKeyDown}
+          >
             {items.map((item) => {
               const event = rows.rowAt(item.index)
               // Keyed by slot, not by index: a row scrolled out is reused for the one scrolled in,
@@ -166,7 +236,9 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
                   index={item.index}
                   top={item.start}
                   isSelected={event !== undefined && event.seq === selectedSeq}
+                  isTabStop={item.index === tabStop}
                   onSelect={onSelect}
+                  onFocusRow={setFocusIndex}
                 />
               )
             })}
