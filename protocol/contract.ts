@@ -573,6 +573,8 @@ export const methods = {
         endpointId: Id.optional(),
         /** Test an endpoint not saved yet. */
         baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+        /** With `baseUrl`: the key to send with that test (used for it only, never stored). */
+        apiKey: z.string().min(1).max(4096).optional(),
       })
       .strict(),
     result: z.object({

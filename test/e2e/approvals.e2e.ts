@@ -188,7 +188,7 @@ test('warnings in words, the exact grant picked and kept, who decided, sandboxed
   await timeline.getByRole('checkbox', { name: 'approval/decided' }).check()
   await timeline.getByRole('checkbox', { name: 'process/started' }).check()
   await timeline.getByText(/^Types/).click()
-  const table = timeline.getByRole('table', { name: 'Events' })
+  const table = timeline.getByRole('grid', { name: 'Events' })
   await expect(table).toContainText('reset denied by you: “keep my changes”')
   await expect(table).toContainText('list allowed by you, and remembered: ls src · wc -l README.md')
   await expect(table).toContainText('again allowed by rule bash: ls src · wc -l README.md')

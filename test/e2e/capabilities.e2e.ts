@@ -141,7 +141,7 @@ test('settings: a capability test of Ollama 0.12, its card, and the same card fr
   await send(page, 'Say hello')
   const chat = page.getByRole('main', { name: 'Chat' })
   await expect(chat.getByRole('article', { name: /^Agent/ })).toContainText('Hello.')
-  const badge = chat.getByRole('button', { name: /^Model qwen3:8b on Ollama 0\.12\.3/ })
+  const badge = chat.getByRole('button', { name: /^qwen3:8b, Ollama 0\.12\.3, .*model details$/ })
   await expect(badge).toHaveAttribute('aria-expanded', 'false')
   await badge.click()
   await expect(badge).toHaveAttribute('aria-expanded', 'true')
@@ -228,7 +228,9 @@ test('chat: a server that cuts the prompt without a word, and a reply cut at the
   await expect(told).toContainText('cut off at the output token limit')
 
   // The badge: what this server taught.
-  const badge = chat.getByRole('button', { name: /^Model qwen3:8b on an OpenAI-compatible server/ })
+  const badge = chat.getByRole('button', {
+    name: /^qwen3:8b, OpenAI-compatible, window learnt from a cut, model details$/,
+  })
   await expect(badge).toContainText('window learnt from a cut')
   await badge.click()
   const profile = chat.getByRole('region', { name: 'Model profile' })

@@ -1,7 +1,8 @@
 /**
  * The first run through `bridle serve` with no endpoint and an empty home: the screen explains
  * how to start a local server (never blank), looks again on demand, and connects an API endpoint
- * entered by hand (key stored, endpoint tested, then the normal layout). When one of the ports
+ * entered by hand (address tried with its key, saved, key stored, tested, then the normal layout;
+ * a refused key is said in words and first run stays until its flow ends). When one of the ports
  * discovery probes is free, a scripted server on it is found and added with one click.
  * Screenshot: test-results/first-run.png.
  */
@@ -71,6 +72,8 @@ test('no endpoint: explains how to start a server, then connects an API endpoint
   await form.getByRole('button', { name: 'Save and connect' }).click()
 
   // Connected: the normal layout, with the endpoint saved as the default and its key stored.
+  // The address was tried with the key before saving, and tested again once saved.
+  const server = model
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
   await expect(firstRun).toHaveCount(0)
   // settings/get gives the config with defaults filled in, and that is what goes back (see the
@@ -80,11 +83,11 @@ test('no endpoint: explains how to start a server, then connects an API endpoint
     defaultEndpoint: 'api',
   })
   expect(savedConfig(serve.home)).not.toHaveProperty('defaultModel')
-  // The layout changes as soon as the endpoint is saved; the test of it (with the key) follows.
-  const server = model
-  await expect
-    .poll(() => server.requests.some((r) => r.headers.authorization === `Bearer ${secret}`))
-    .toBe(true)
+  const listings = server.requests.filter((r) => r.path === '/v1/models')
+  expect(listings.map((r) => r.headers.authorization)).toEqual([
+    `Bearer ${secret}`,
+    `Bearer ${secret}`,
+  ])
   await page.getByRole('button', { name: 'Settings', exact: true }).click()
   const card = page
     .getByRole('main', { name: 'Settings' })
@@ -153,4 +156,44 @@ test('an endpoint that does not answer is not saved: a hint, and "Save anyway"',
 
   await refusal.getByRole('button', { name: 'Save anyway' }).click()
   await expect.poll(hasSaved).toBe(true)
+})
+
+test('a key the server refuses is not saved: a plain sentence, and "Save anyway" stays in first run', async ({
+  page,
+}) => {
+  model = await startModelServer({
+    routes: { 'GET /v1/models': () => ({ status: 401, body: { error: 'invalid api key' } }) },
+  })
+  serve = await startServeProcess()
+  await page.goto(serve.url)
+  const firstRun = page.getByRole('region', { name: 'Connect a model' })
+  const form = firstRun.getByRole('form', { name: 'Enter an API endpoint' })
+  const secret = 'sk-wrong-0123456789'
+  await form.getByLabel('Base URL').fill(model.url)
+  await form.getByLabel('API key (optional)').fill(secret)
+  await form.getByRole('button', { name: 'Save and connect' }).click()
+
+  // Tried with the key before saving, and refused in words.
+  const refusal = form.getByRole('alert')
+  await expect(refusal).toContainText('The server refused the key (401)')
+  await expect(refusal).not.toContainText('Ollama listens on')
+  await expect(refusal).not.toContainText('AUTH_FAILED')
+  const server = model
+  expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${secret}`)
+  const home = serve.home
+  const hasSaved = () => existsSync(join(home, 'config.json')) && 'api' in endpointsOf(home)
+  expect(hasSaved()).toBe(false)
+
+  // Saved anyway: first run stays through its own flow (key stored, test failed, said) rather
+  // than giving way to the chat the moment the endpoint exists.
+  await refusal.getByRole('button', { name: 'Save anyway' }).click()
+  await expect.poll(hasSaved).toBe(true)
+  await expect(form.getByRole('status')).toContainText('Saved, but not working yet')
+  await expect(form.getByRole('status')).toContainText('the server refused the API key (401)')
+  await expect(firstRun).toBeVisible()
+  await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0)
+  await form.getByRole('button', { name: 'Continue anyway' }).click()
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
+  await expect(firstRun).toHaveCount(0)
+  expect(await page.content()).not.toContain(secret)
 })

@@ -104,7 +104,7 @@ test('lists every event, filters by tool/call, shows JSON, overlapping reads, re
 
   await openInspector(page, 'Timeline')
   const timeline = page.getByRole('region', { name: 'Timeline' })
-  const table = timeline.getByRole('table', { name: 'Events' })
+  const table = timeline.getByRole('grid', { name: 'Events' })
 
   // Every event of the log, chunks included, seq 0 to the end without a gap.
   const listed = (await bridgeCall(page, 'session/list', {})) as Listed
@@ -214,7 +214,7 @@ async function timelineAfterTurn(page: Page) {
   await runTurn(page, 'Read both')
   await openInspector(page, 'Timeline')
   const timeline = page.getByRole('region', { name: 'Timeline' })
-  return { timeline, table: timeline.getByRole('table', { name: 'Events' }) }
+  return { timeline, table: timeline.getByRole('grid', { name: 'Events' }) }
 }
 
 test('a selection from outside scrolls the table to that row and highlights it', async ({
@@ -232,6 +232,32 @@ test('a selection from outside scrolls the table to that row and highlights it',
     'true',
   )
   await expect(timeline.getByTestId('event-json')).toContainText('src/app.ts')
+})
+
+test('the keyboard walks the events: Tab reaches a row, the arrows move, Enter selects', async ({
+  page,
+}) => {
+  const { timeline, table } = await timelineAfterTurn(page)
+  const rows = table.locator('[role="row"][data-seq]')
+  await expect(rows.first()).toBeAttached()
+  // One row in the Tab order, so the scrolling rows are reachable without a pointer.
+  await expect(table.locator('[role="row"][tabindex="0"]')).toHaveCount(1)
+  await table.locator('[role="row"][tabindex="0"]').focus()
+  await page.keyboard.press('Home')
+  await expect(table.locator('[data-seq="0"]')).toBeFocused()
+  await page.keyboard.press('ArrowDown')
+  await page.keyboard.press('ArrowDown')
+  await expect(table.locator('[data-seq="2"]')).toBeFocused()
+  await page.keyboard.press('ArrowUp')
+  await expect(table.locator('[data-seq="1"]')).toBeFocused()
+  await page.keyboard.press('Enter')
+  await expect(table.locator('[data-seq="1"]')).toHaveAttribute('aria-selected', 'true')
+  await expect(timeline.getByTestId('event-json')).toContainText('"seq": 1')
+  // End goes to the last event, scrolled into view.
+  await page.keyboard.press('End')
+  const last = await timeline.getByTestId('timeline-count').getAttribute('data-count')
+  await expect(table.locator(`[data-seq="${Number(last) - 1}"]`)).toBeFocused()
+  await expect(table.locator('[role="row"][tabindex="0"]')).toHaveCount(1)
 })
 
 test('"Fork from here" on an event opens a fork whose history ends with that event', async ({

@@ -3,7 +3,7 @@
  * a diff, an approval waiting, the session tree with a fork, the timeline, the checkpoints, the
  * settings page and the help, each at 1440x900 and 1024x700 in both themes. The PNGs land in
  * test-results/screens/<view>-<size>-<theme>.png (to be looked at), and axe-core checks each
- * view: a serious or critical violation fails the test, except those named in ALLOWED below.
+ * view: any serious or critical violation fails the test.
  */
 import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
@@ -16,26 +16,6 @@ import { openInspector, openSettings } from './shell-nav'
 import { shootEachWay } from './shots'
 
 const SHOTS = 'test-results/screens'
-
-/**
- * Violations known and left to the area that owns them, each with its reason (printed when it
- * is skipped). Empty is the goal.
- */
-const ALLOWED: Readonly<Record<string, { readonly target: string; readonly reason: string }>> = {
-  'label-content-name-mismatch': {
-    target: '.model-badge|.session-row',
-    reason:
-      "the chat's model badge is named 'Model … on …' while it shows the model's name and " +
-      "server; a running session's tree item is named by its title and meta while it also " +
-      'holds the running dot (a named image) and pointer-only buttons: both to be renamed',
-  },
-  'scrollable-region-focusable': {
-    target: '.tl-scroll',
-    reason:
-      "the timeline's scrolling rows sit inside its ARIA table, where a focusable wrapper is " +
-      'not allowed (aria-required-children); its rows take focus once the table is reworked',
-  },
-}
 
 /** Shoots `view` at both sizes and themes and runs axe on each; `prepare` restores the view. */
 async function shootView(page: Page, view: string, prepare?: () => Promise<void>): Promise<void> {
@@ -50,21 +30,14 @@ async function checkAxe(page: Page, where: string): Promise<void> {
   const serious = results.violations.filter(
     (violation) => violation.impact === 'serious' || violation.impact === 'critical',
   )
-  const failing = serious.filter((violation) => {
-    const allowed = ALLOWED[violation.id]
-    const isAllowed =
-      allowed !== undefined &&
-      violation.nodes.every((node) =>
-        allowed.target.split('|').some((target) => node.target.join(' ').includes(target)),
-      )
-    if (isAllowed) console.log(`axe ${violation.id} allowed (${where}): ${allowed.reason}`)
-    return !isAllowed
-  })
-  const said = failing.map(
+  const said = serious.map(
     (violation) =>
       `${violation.id} (${violation.impact ?? ''}): ${violation.help}\n  ${violation.nodes
         .slice(0, 4)
-        .map((node) => `${node.target.join(' ')}: ${node.failureSummary ?? ''}`)
+        .map(
+          (node) =>
+            `${node.target.join(' ')}: ${node.failureSummary ?? ''} ${node.html.slice(0, 200)}`,
+        )
         .join('\n  ')}`,
   )
   expect(said, `serious axe violations in ${where}`).toEqual([])

@@ -1,8 +1,8 @@
 /**
  * The session tree as an ARIA tree (levels, expanded and selected state, a fork count when
  * folded, the fork point on hover, no axe violations), by keyboard (Up/Down, Left/Right folding
- * and going to the parent, Enter to open, F2 and Escape, Delete to trash) and the trash (listed,
- * restored back into the tree).
+ * and going to the parent, Enter to open, F2 and Escape, Delete to trash, Shift+F10 or the Menu
+ * key for a menu of Rename, Fork and Delete) and the trash (listed, restored back into the tree).
  * Screenshot: test-results/session-tree.png.
  */
 import AxeBuilder from '@axe-core/playwright'
@@ -132,4 +132,58 @@ test('arrows move, fold and open; Delete trashes; the trash restores', async ({ 
   await trash.getByRole('button', { name: 'Restore Alpha' }).click()
   await expect(other).toBeVisible()
   await expect(trash).toHaveCount(0)
+})
+
+test('Shift+F10 or the Menu key opens the row menu: Fork, Rename, Delete by keyboard', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1400, height: 860 })
+  await page.goto(app.url)
+  const chat = page.getByRole('main', { name: 'Chat' })
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' })
+  const tree = sidebar.getByRole('tree', { name: 'Session tree' })
+  await send(page, 'Gamma')
+  await expect(chat).toContainText('Alpha answer.')
+  await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
+  const gamma = tree.getByRole('treeitem', { name: /^Gamma/ })
+
+  // Shift+F10: the menu, its first item focused; Escape gives the focus back to the item.
+  await gamma.focus()
+  await page.keyboard.press('Shift+F10')
+  const menu = page.getByRole('menu', { name: 'Actions of Gamma' })
+  await expect(menu.getByRole('menuitem')).toHaveText(['RenameF2', 'Fork', 'DeleteDelete'])
+  await expect(menu.getByRole('menuitem', { name: 'Rename' })).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(menu).toHaveCount(0)
+  await expect(gamma).toBeFocused()
+
+  // Fork, by the arrows and Enter: the fork opens, under Gamma in the tree.
+  await page.keyboard.press('Shift+F10')
+  await page.keyboard.press('ArrowDown')
+  await expect(menu.getByRole('menuitem', { name: 'Fork' })).toBeFocused()
+  await page.keyboard.press('Enter')
+  await expect(chat.getByRole('note', { name: 'Fork origin' })).toBeVisible()
+  const forks = tree.getByRole('group', { name: 'Forks of Gamma' })
+  await expect(forks.getByRole('treeitem')).toHaveCount(1)
+
+  // The Menu key, then Rename: the title field takes the focus; Escape returns to the item.
+  await gamma.focus()
+  await page.keyboard.press('ContextMenu')
+  await menu.getByRole('menuitem', { name: 'Rename' }).press('Enter')
+  const field = tree.getByRole('textbox', { name: 'Session title' })
+  await expect(field).toBeFocused()
+  await field.press('Escape')
+  await expect(gamma).toBeFocused()
+
+  // Delete from the menu asks first, as the Delete key does.
+  await page.keyboard.press('Shift+F10')
+  await menu.getByRole('menuitem', { name: 'Delete' }).press('Enter')
+  await expect(page.getByRole('alertdialog').or(page.getByRole('dialog'))).toBeVisible()
+
+  // The help lists the menu's keys.
+  await page.keyboard.press('Escape')
+  await page.keyboard.press('F1')
+  await expect(page.getByRole('table', { name: 'Keyboard shortcuts' })).toContainText(
+    'Shift+F10 / Menu',
+  )
 })

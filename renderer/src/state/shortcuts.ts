@@ -109,6 +109,7 @@ export const LISTED_KEYS: readonly { readonly keys: string; readonly what: strin
   { keys: '↑ ↓ Home End', what: 'Session tree: move between sessions' },
   { keys: '→ ←', what: 'Session tree: show or hide forks, go into them or back to the parent' },
   { keys: 'F2 / Delete', what: 'Session tree: rename / move to the trash' },
+  { keys: 'Shift+F10 / Menu', what: 'Session tree: rename, fork or delete (a menu)' },
 ]
 
 export const SEARCH_INPUT_ID = 'session-search'

@@ -493,6 +493,25 @@ describe('endpoint/test, model/list, endpoint/discover', () => {
     expect(JSON.stringify(tested)).not.toContain(KEY)
   })
 
+  it('tests an address not saved yet with the key given, and says when the server refuses it', async () => {
+    const server = await modelServer({
+      routes: {
+        'GET /v1/models': () => ({ status: 401, body: { error: { message: 'bad key' } } }),
+      },
+    })
+    await start()
+    const tested = await value('endpoint/test', { baseUrl: server.url, apiKey: KEY })
+    expect(tested).toMatchObject({
+      ok: false,
+      message: 'the server refused the key (401): check that it is the whole key, for this server',
+    })
+    expect(server.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`)
+    expect(JSON.stringify(tested)).not.toContain(KEY)
+    // Only tried: nothing was saved, neither the endpoint nor its key.
+    const settings = await value('settings/get', {})
+    expect(settings.endpoints).toEqual([])
+  })
+
   it("lists an Ollama endpoint's models with window and tool support", async () => {
     const show = (body: unknown) => {
       const model = (body as { model?: string }).model

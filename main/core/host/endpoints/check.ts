@@ -27,7 +27,9 @@ export function describeListFailure(error: ModelError, ctx: CheckContext): strin
         : `${error.message}: check the address and the network`
     case 'AUTH_FAILED':
       if (ctx.keySent)
-        return `the server refused the API key${status}: check the key for this endpoint in Settings`
+        return ctx.isSaved
+          ? `the server refused the API key${status}: check the key for this endpoint in Settings`
+          : `the server refused the key${status}: check that it is the whole key, for this server`
       return ctx.isSaved
         ? `the server wants an API key${status}: set one for this endpoint in Settings, or name an environment variable in apiKeyEnv`
         : `the server wants an API key${status}: save the endpoint, then set its key in Settings`

@@ -130,7 +130,7 @@ function chooseListed(entry: EndpointEntry, listing: ListModelsResult, config: C
  */
 export async function testEndpoint(
   parts: SettingsParts,
-  params: { readonly endpointId?: string; readonly baseUrl?: string },
+  params: { readonly endpointId?: string; readonly baseUrl?: string; readonly apiKey?: string },
 ): Promise<{ ok: boolean; latencyMs: number; models: ModelInfo[]; message: string }> {
   const target = testTarget(parts, params)
   if ('problem' in target) return { ok: false, latencyMs: 0, models: [], message: target.problem }
@@ -161,9 +161,12 @@ type TestTarget =
 
 function testTarget(
   parts: SettingsParts,
-  params: { readonly endpointId?: string; readonly baseUrl?: string },
+  params: { readonly endpointId?: string; readonly baseUrl?: string; readonly apiKey?: string },
 ): TestTarget {
-  if (params.baseUrl !== undefined) return { endpoint: { baseUrl: params.baseUrl }, isSaved: false }
+  if (params.baseUrl !== undefined) {
+    const endpoint = { baseUrl: params.baseUrl, apiKey: params.apiKey }
+    return { endpoint, isSaved: false }
+  }
   const entry = endpointFor(parts, params.endpointId)
   try {
     return { endpoint: connectionOf(parts, entry), isSaved: entry.override === undefined }

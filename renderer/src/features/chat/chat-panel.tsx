@@ -38,6 +38,8 @@ export function ChatPanel({
   const rowState = useMemo(() => new Map<string, unknown>(), [sessionId])
   const eventsNow = useRef(feed.events)
   eventsNow.current = feed.events
+  const [editingSeq, setEditingSeq] = useState<number | undefined>()
+  useEffect(() => setEditingSeq(undefined), [sessionId])
   const actions = useMemo<MessageActions>(
     () => ({
       api,
@@ -45,6 +47,7 @@ export function ChatPanel({
       onSelectSeq,
       onOpenSession,
       onShowPanel,
+      onEdit: setEditingSeq,
       events: () => eventsNow.current,
     }),
     [api, sessionId, onSelectSeq, onOpenSession, onShowPanel],
@@ -87,7 +90,14 @@ export function ChatPanel({
   const { isStuck, isAway, setStuck, handlers } = useFollowEnd(scroller, sessionId, content)
   const [keyError, setKeyError] = useState<string | undefined>()
   useEffect(() => setKeyError(undefined), [sessionId])
-  useChatKeys(actions, items, selectedSeq, scroller, setKeyError)
+  // Brings a message into view, leaving the end (a key acting on a message scrolled out).
+  const reveal = (seq: number) => {
+    const index = itemIndexForSeq(items, seq)
+    if (index === undefined) return
+    setStuck(false)
+    virtualizer.scrollToIndex(index, { align: 'center' })
+  }
+  useChatKeys(actions, items, selectedSeq, reveal, setKeyError)
 
   // A selection made elsewhere (the timeline) brings its message into view.
   useEffect(() => {
@@ -145,6 +155,7 @@ export function ChatPanel({
                       selectedIndex === row.index &&
                       (item.kind === 'user' || item.kind === 'assistant')
                     }
+                    isEditing={item.kind === 'user' && item.seq === editingSeq}
                     actions={actions}
                     pending={item.kind === 'tool' ? pendingByCall.get(item.call.key) : undefined}
                   />

@@ -17,16 +17,26 @@ import { ToolCard } from './tool-card'
 interface ChatRowProps {
   readonly item: ChatItem
   readonly isSelected: boolean
+  /** A user message whose editor is open. */
+  readonly isEditing: boolean
   readonly actions: MessageActions
   /** The pending request of this row's call, if it is a tool card waiting for the user. */
   readonly pending: ApprovalRequest | undefined
 }
 
 /** One row of the chat, by item kind. Memoised: items keep their identity until they change. */
-export const ChatRow = memo(function ChatRow({ item, isSelected, actions, pending }: ChatRowProps) {
+export const ChatRow = memo(function ChatRow({
+  item,
+  isSelected,
+  isEditing,
+  actions,
+  pending,
+}: ChatRowProps) {
   switch (item.kind) {
     case 'user':
-      return <UserMessage item={item} isSelected={isSelected} actions={actions} />
+      return (
+        <UserMessage item={item} isSelected={isSelected} isEditing={isEditing} actions={actions} />
+      )
     case 'assistant':
       return <AssistantMessage item={item} isSelected={isSelected} actions={actions} />
     case 'streaming':

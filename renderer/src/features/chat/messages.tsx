@@ -5,6 +5,7 @@ import { IconButton } from '../../ui/icon-button'
 import type { DrawerPanel } from '../feed'
 import type { ChatItem } from './items'
 import { MarkdownText } from './markdown'
+import { useRowState } from './row-state'
 import { CONTEXT_LABEL, NOTICE_LABEL } from './plain-words'
 import {
   continueAnswer,
@@ -24,6 +25,11 @@ export interface MessageActions {
   readonly sessionId: string
   readonly onSelectSeq: (seq: number | undefined) => void
   readonly onOpenSession: (sessionId: string) => void
+  /**
+   * Opens the editor of the user message at `seq` (one at a time), or closes it (undefined).
+   * Kept by the panel, so a key can open it while the message is scrolled out of the list.
+   */
+  readonly onEdit: (seq: number | undefined) => void
   readonly onShowPanel: (panel: DrawerPanel) => void
   /** The feed's events now (a getter, so the actions keep their identity as the log grows). */
   readonly events: () => readonly EventDto[]
@@ -134,21 +140,29 @@ interface RowProps<K extends ChatItem['kind']> {
   readonly actions: MessageActions
 }
 
+const isString = (value: unknown): value is string => typeof value === 'string'
+
 export const UserMessage = memo(function UserMessage({
   item,
   isSelected,
   actions,
-}: RowProps<'user'>) {
-  const [draft, setDraft] = useState<string | undefined>()
+  isEditing,
+}: RowProps<'user'> & { readonly isEditing: boolean }) {
+  // The edited text outlives the row (the list is virtualised); closing the editor resets it.
+  const [draft, setDraft] = useRowState(`edit:${item.seq}`, item.text, isString)
   const [error, setError] = useState<string | undefined>()
   const [isBusy, setBusy] = useState(false)
+  const close = () => {
+    setDraft(item.text)
+    actions.onEdit(undefined)
+  }
   const send = async (text: string) => {
     setBusy(true)
     setError(undefined)
     try {
       const failed = await resendFrom(actions, actions.events(), item.seq, text)
       setError(failed)
-      if (failed === undefined) setDraft(undefined)
+      if (failed === undefined) close()
     } catch (caught) {
       setError(`Could not send the edit: ${String(caught)}`)
     } finally {
@@ -162,8 +176,8 @@ export const UserMessage = memo(function UserMessage({
         label="Edit message"
         hint="Edit and resend: a new branch from just before this message"
         icon={<EditIcon />}
-        disabled={draft !== undefined}
-        onClick={() => setDraft(item.text)}
+        disabled={isEditing}
+        onClick={() => actions.onEdit(item.seq)}
       />
       <CopyAction text={item.text} what="message" />
     </>
@@ -178,7 +192,7 @@ export const UserMessage = memo(function UserMessage({
       tools={tools}
       toolError={error}
     >
-      {draft === undefined ? (
+      {!isEditing ? (
         <div className="msg-text user-text">{item.text}</div>
       ) : (
         <form
@@ -195,14 +209,14 @@ export const UserMessage = memo(function UserMessage({
             autoFocus
             onChange={(event) => setDraft(event.target.value)}
             onKeyDown={(event) => {
-              if (event.key === 'Escape') setDraft(undefined)
+              if (event.key === 'Escape') close()
             }}
           />
           <div className="row">
             <button type="submit" className="primary" disabled={isBusy || draft.trim() === ''}>
               Send edit
             </button>
-            <button type="button" disabled={isBusy} onClick={() => setDraft(undefined)}>
+            <button type="button" disabled={isBusy} onClick={close}>
               Cancel
             </button>
           </div>

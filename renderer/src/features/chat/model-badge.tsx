@@ -48,15 +48,17 @@ export function ModelBadge({ profile, onShowPanel }: ModelBadgeProps) {
         className={`model-badge${quirks.length > 0 ? ' has-quirks' : ''}`}
         aria-expanded={isOpen}
         aria-controls={panelId}
-        aria-label={`Model ${profile.model} on ${server}${quirks.length > 0 ? `: ${quirks.join(', ')}` : ''}`}
+        // The name starts with the visible words in their order (axe: label-content-name-mismatch).
+        aria-label={[profile.model, badgeServer(profile), ...quirks, 'model details'].join(', ')}
         title={[`${profile.model} on ${server}`, ...quirks].join(' · ')}
         onClick={() => setOpen(!isOpen)}
         onKeyDown={(event) => {
           if (event.key === 'Escape' && isOpen) close()
         }}
       >
-        <span className="model-badge-name">{profile.model}</span>
-        <span className="model-badge-server">{badgeServer(profile)}</span>
+        {/* The spaces keep the words apart in the text a screen reader or axe reads. */}
+        <span className="model-badge-name">{profile.model}</span>{' '}
+        <span className="model-badge-server">{badgeServer(profile)}</span>{' '}
         {quirks.length > 0 && <span className="model-badge-quirks">{quirks.join(' · ')}</span>}
       </button>
       {isOpen && (

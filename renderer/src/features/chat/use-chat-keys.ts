@@ -1,4 +1,3 @@
-import type { RefObject } from 'react'
 import { useAction } from '../../state/actions'
 import type { ChatItem } from './items'
 import { regenerateAnswer } from './message-actions'
@@ -13,7 +12,8 @@ export function useChatKeys(
   actions: MessageActions,
   items: readonly ChatItem[],
   selectedSeq: number | undefined,
-  scroller: RefObject<HTMLElement | null>,
+  /** Scrolls the message at a seq into view. */
+  reveal: (seq: number) => void,
   onError: (sentence: string) => void,
 ): void {
   useAction('regenerate', () => {
@@ -25,18 +25,18 @@ export function useChatKeys(
     return true
   })
   useAction('edit-last-message', () => {
-    // The last user message's own Edit button: the chat follows the end, so it is rendered.
-    const buttons = scroller.current?.querySelectorAll<HTMLButtonElement>(
-      'button[aria-label="Edit message"]:not(:disabled)',
-    )
-    const last = buttons === undefined ? undefined : buttons[buttons.length - 1]
-    if (last === undefined) return false
-    last.click()
+    // What the message's Edit button does, whether or not its row is rendered now.
+    const message = items.findLast((item) => item.kind === 'user')
+    if (message === undefined) return false
+    actions.onEdit(message.seq)
+    reveal(message.seq)
     return true
   })
   useAction('fork-here', () => {
-    const atSeq = selectedSeq ?? actions.events().at(-1)?.seq
-    if (atSeq === undefined) return false
+    // As the message's "Fork from here": the fork's history ends with that message (or event).
+    const lastSeq = selectedSeq ?? actions.events().at(-1)?.seq
+    if (lastSeq === undefined) return false
+    const atSeq = lastSeq + 1
     void actions.api
       .call('session/fork', { sessionId: actions.sessionId, atSeq })
       .then((forked) => {

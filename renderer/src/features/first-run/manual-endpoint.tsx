@@ -26,9 +26,10 @@ interface Problems {
 const NONE: Problems = { byField: {}, unplaced: [] }
 
 /**
- * An API endpoint by hand: saved as the default endpoint, then its key stored (a key can only be
- * bound to a saved endpoint's server), then tested. A failed test is shown with the choice to go
- * on anyway, since the server may just not be up yet.
+ * An API endpoint by hand: its address tried first (with the key, if any), then saved as the
+ * default endpoint, its key stored (a key can only be bound to a saved endpoint's server), and
+ * tested again as saved. A failed try or test is shown with the choice to go on anyway, since
+ * the server may just not be up yet.
  */
 export function ManualEndpoint({ api, save, existingIds, onDone }: ManualEndpointProps) {
   const [draft, setDraft] = useState<EndpointDraft>({ id: 'api', baseUrl: '', apiKeyEnv: '' })
@@ -40,8 +41,11 @@ export function ManualEndpoint({ api, save, existingIds, onDone }: ManualEndpoin
   const [savedId, setSavedId] = useState<string | undefined>(undefined)
   const [failedTest, setFailedTest] = useState<string | undefined>(undefined)
 
-  // The address did not answer: said with what to try, and not saved unless asked to.
-  const [refused, setRefused] = useState<string | undefined>(undefined)
+  // The address did not answer, or refused the key: said with what to try, and not saved
+  // unless asked to. `withKey` says whether the key went with the try.
+  const [refused, setRefused] = useState<{ message: string; withKey: boolean } | undefined>(
+    undefined,
+  )
   const submit = async (event: SubmitEvent | undefined, isSavingAnyway = false) => {
     event?.preventDefault()
     setFailedTest(undefined)
@@ -52,13 +56,14 @@ export function ManualEndpoint({ api, save, existingIds, onDone }: ManualEndpoin
       return
     }
     setBusy(true)
-    // Without a key the address is tried before anything is saved; with one, the server may
-    // refuse the keyless try, so the test after saving (with the key) decides.
-    if (key.trim() === '' && !isSavingAnyway) {
-      const probe = await api.call('endpoint/test', { baseUrl: draft.baseUrl.trim() })
+    // The address is tried, with the key when there is one, before anything is saved.
+    if (!isSavingAnyway) {
+      const apiKey = key.trim() === '' ? undefined : key
+      const probe = await api.call('endpoint/test', { baseUrl: draft.baseUrl.trim(), apiKey })
       if (!(probe.ok && probe.value.ok)) {
         setBusy(false)
-        setRefused(capitalize(probe.ok ? probe.value.message : probe.error.message))
+        const message = capitalize(probe.ok ? probe.value.message : probe.error.message)
+        setRefused({ message, withKey: apiKey !== undefined })
         return
       }
     }
@@ -170,11 +175,13 @@ export function ManualEndpoint({ api, save, existingIds, onDone }: ManualEndpoin
       <FormErrors message={problems.message} fields={problems.unplaced} />
       {refused === undefined ? null : (
         <div className="settings-test is-failed" role="alert">
-          <strong>Not saved: nothing answered</strong>
-          <p>{refused}</p>
-          <p className="muted">
-            Ollama listens on 11434, LM Studio on 1234, llama.cpp on 8080 and vLLM on 8000.
-          </p>
+          <strong>Not saved</strong>
+          <p>{refused.message}</p>
+          {refused.withKey ? null : (
+            <p className="muted">
+              Ollama listens on 11434, LM Studio on 1234, llama.cpp on 8080 and vLLM on 8000.
+            </p>
+          )}
           <button type="button" onClick={() => void submit(undefined, true)}>
             Save anyway
           </button>

@@ -6,6 +6,7 @@ import { formatAge, sessionTitle } from '../../state/session-tree'
 import { useShell } from '../../state/shell-context'
 import { DeleteDialog } from './delete-dialog'
 import { ForkPoint } from './fork-point'
+import { RowMenu } from './row-menu'
 
 export interface FoldControl {
   readonly isFolded: boolean
@@ -20,8 +21,8 @@ type Mode = 'view' | 'rename' | 'confirm-delete'
  * One session as a `treeitem` of the session tree: the item itself is the one focusable element
  * (a roving tabindex), named by its title and meta line. Its buttons (rename, fork, delete, the
  * fold chevron) are for the pointer and stay out of the Tab order, so nothing interactive is
- * reachable inside the item; the keyboard has Enter (open), F2 (rename), Delete (trash) and the
- * arrows (fold, unfold) instead. `children` is the `group` of its forks, a sibling of the item (in
+ * reachable inside the item; the keyboard has Enter (open), F2 (rename), Delete (trash), the
+ * arrows (fold, unfold) and Shift+F10 or the Menu key (a menu of the row's actions) instead. `children` is the `group` of its forks, a sibling of the item (in
  * the item's `li`) that the item owns, so the item's name is its own text only.
  */
 export function SessionItem({
@@ -49,11 +50,19 @@ export function SessionItem({
   const isOpen = useShell((s) => s.feed?.sessionId === session.id)
   const openSession = useShell((s) => s.openSession)
   const [mode, setMode] = useState<Mode>('view')
+  const [isMenuOpen, setMenuOpen] = useState(false)
   const item = useRef<HTMLDivElement>(null)
   const ids = useId()
   const title = sessionTitle(session)
   const isFolded = fold?.isFolded === true
-  const labelledBy = [`${ids}-title`, `${ids}-meta`, ...(isFolded ? [`${ids}-count`] : [])]
+  // Named by its own visible words in their order (axe: label-content-name-mismatch), with
+  // "running" (hidden, the dot shows it) last so the visible words stay together.
+  const labelledBy = [
+    `${ids}-title`,
+    `${ids}-meta`,
+    ...(isFolded ? [`${ids}-count`] : []),
+    ...(session.isRunning ? [`${ids}-running`] : []),
+  ]
   const backToItem = () => {
     setMode('view')
     item.current?.focus()
@@ -73,7 +82,7 @@ export function SessionItem({
         aria-labelledby={labelledBy.join(' ')}
         // The forks' group is the item's sibling, owned by it: the item's own text is its name.
         aria-owns={fold !== undefined && !fold.isFolded ? groupId : undefined}
-        aria-keyshortcuts="Enter F2 Delete"
+        aria-keyshortcuts="Enter F2 Delete Shift+F10 ContextMenu"
         tabIndex={isActive ? 0 : -1}
         data-session-id={session.id}
         onFocus={(event) => {
@@ -85,11 +94,18 @@ export function SessionItem({
           if (event.key === 'Enter') void openSession(session.id)
           else if (event.key === 'F2') setMode('rename')
           else if (event.key === 'Delete') setMode('confirm-delete')
+          else if (event.key === 'ContextMenu' || (event.key === 'F10' && event.shiftKey))
+            setMenuOpen(true)
           else return
           event.preventDefault()
         }}
         onClick={() => {
           if (mode !== 'rename') void openSession(session.id)
+        }}
+        onContextMenu={(event) => {
+          if (mode !== 'view') return
+          event.preventDefault()
+          setMenuOpen(true)
         }}
       >
         {fold ? (
@@ -111,7 +127,7 @@ export function SessionItem({
         ) : (
           <div className="session-open">
             <span className="session-title" id={`${ids}-title`}>
-              {session.isRunning && <span className="running-dot" aria-label="running" />}
+              {session.isRunning && <span className="running-dot" aria-hidden="true" />}
               {title}
             </span>{' '}
             <ForkPoint session={session}>
@@ -121,9 +137,15 @@ export function SessionItem({
             </ForkPoint>
           </div>
         )}
+        {fold?.isFolded === true && ' '}
         {fold?.isFolded === true && (
           <span className="fork-count" id={`${ids}-count`} title="Folded forks">
             {fold.count} {fold.count === 1 ? 'fork' : 'forks'}
+          </span>
+        )}
+        {session.isRunning && (
+          <span className="visually-hidden" id={`${ids}-running`}>
+            running
           </span>
         )}
         {mode === 'view' && (
@@ -161,6 +183,18 @@ export function SessionItem({
             </button>
           </span>
         )}
+        <RowMenu
+          session={session}
+          title={title}
+          isOpen={isMenuOpen}
+          onOpenChange={setMenuOpen}
+          onRename={() => setMode('rename')}
+          onDelete={() => setMode('confirm-delete')}
+          onClosed={() => {
+            // The rename field and the delete dialog take the focus themselves.
+            if (mode === 'view') item.current?.focus()
+          }}
+        />
       </div>
       <DeleteDialog
         sessionId={session.id}

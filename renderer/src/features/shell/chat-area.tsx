@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react'
 import { ChatPanel, Composer, ModelPicker, useProjectFiles } from '../chat'
 import { FirstRun } from '../first-run'
 import { useShell, useShellContext } from '../../state/shell-context'
@@ -22,11 +23,22 @@ export function ChatArea() {
   const closeSession = useShell((s) => s.closeSession)
   const isRunning = feed?.isRunning ?? false
   const listFiles = useProjectFiles(api, feed?.sessionId, projectDir)
-  if (hasEndpoints === false && feed === undefined) {
+  // Once shown, first run stays until it says it is done: saving its endpoint makes the settings
+  // configured before it has stored the key and tested the endpoint, and that is not the end.
+  const [isFirstRunOpen, setFirstRunOpen] = useState(false)
+  const isUnconfigured = hasEndpoints === false && feed === undefined
+  useEffect(() => {
+    if (isUnconfigured) setFirstRunOpen(true)
+  }, [isUnconfigured])
+  if ((isUnconfigured || isFirstRunOpen) && feed === undefined) {
+    const done = () => {
+      setFirstRunOpen(false)
+      setConfigured()
+    }
     return (
       <main className="chat-area" aria-label="Chat">
         <div className="chat-body first-run-slot">
-          <FirstRun api={api} onDone={setConfigured} />
+          <FirstRun api={api} onDone={done} />
         </div>
       </main>
     )

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useEffect, useRef, useState } from 'react'
-import type { ReactNode } from 'react'
+import type { KeyboardEvent, ReactNode } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { summarizeEvent } from './event-summary'
 
@@ -51,7 +51,10 @@ interface EventRowProps {
   readonly index: number
   readonly top: number
   readonly isSelected: boolean
+  /** The one row in the Tab order (a roving tabindex); the arrows move it. */
+  readonly isTabStop: boolean
   readonly onSelect: (seq: number) => void
+  readonly onFocusRow: (index: number) => void
 }
 
 /** One row; memoised, so a page landing re-renders only rows whose event changed. */
@@ -60,13 +63,26 @@ const EventRow = memo(function EventRow({
   index,
   top,
   isSelected,
+  isTabStop,
   onSelect,
+  onFocusRow,
 }: EventRowProps) {
   const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT }
+  const focus = {
+    tabIndex: isTabStop ? 0 : -1,
+    'data-index': index,
+    onFocus: () => onFocusRow(index),
+  }
   if (event === undefined) {
     return (
-      <div className="tl-row tl-row-pending" role="row" aria-rowindex={index + 2} style={style}>
-        <span role="cell" className="tl-cell-seq">
+      <div
+        className="tl-row tl-row-pending"
+        role="row"
+        aria-rowindex={index + 2}
+        style={style}
+        {...focus}
+      >
+        <span role="gridcell" className="tl-cell-seq">
           …
         </span>
       </div>
@@ -83,12 +99,13 @@ const EventRow = memo(function EventRow({
       data-seq={event.seq}
       data-type={event.type}
       style={style}
+      {...focus}
       onClick={() => onSelect(event.seq)}
     >
       {COLUMNS.map((column) => (
         <span
           key={column.name}
-          role="cell"
+          role="gridcell"
           className={`${column.className}${column.extraClass?.(event) ?? ''}`}
         >
           {column.value(event, summary)}
@@ -108,7 +125,10 @@ export interface EventTableProps {
 
 /**
  * The virtualised table: only the rows in view (plus overscan) exist in the DOM, and only their
- * windows are asked for, so 200k rows scroll like 200.
+ * windows are asked for, so 200k rows scroll like 200. It is a grid for the keyboard: one row
+ * is in the Tab order (the last focused while it exists, else the first in view, so the scroll
+ * region always holds a focusable row), Up/Down/Home/End/Page Up/Page Down move the focus
+ * (scrolling the row into view first) and Enter selects the focused row.
  */
 export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTableProps) {
   const scroller = useRef<HTMLDivElement>(null)
@@ -145,9 +165,53 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
   }
   const newCount = follow.isFollowing ? 0 : Math.max(0, rows.count - follow.seenCount)
 
+  const [focusIndex, setFocusIndex] = useState<number | undefined>(undefined)
+  const tabStop =
+    focusIndex !== undefined && focusIndex >= first && focusIndex <= last ? focusIndex : first
+  // A row asked for by the keyboard may exist only after the scroll renders it: focused then.
+  const pendingFocus = useRef<number | undefined>(undefined)
+  useEffect(() => {
+    const index = pendingFocus.current
+    if (index === undefined) return
+    const row = scroller.current?.querySelector<HTMLElement>(`[data-index="${index}"]`)
+    if (row === null || row === undefined) return
+    pendingFocus.current = undefined
+    row.focus({ preventScroll: true })
+  })
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const current = Number((event.target as HTMLElement).dataset['index'] ?? tabStop)
+    const page = Math.max(1, items.length - 2 * 6)
+    let next: number
+    if (event.key === 'ArrowDown') next = current + 1
+    else if (event.key === 'ArrowUp') next = current - 1
+    else if (event.key === 'PageDown') next = current + page
+    else if (event.key === 'PageUp') next = current - page
+    else if (event.key === 'Home') next = 0
+    else if (event.key === 'End') next = rows.count - 1
+    else if (event.key === 'Enter' || event.key === ' ') {
+      const seq = rows.rowAt(current)?.seq
+      if (seq !== undefined) onSelect(seq)
+      event.preventDefault()
+      return
+    } else return
+    event.preventDefault()
+    const target = Math.min(Math.max(next, 0), rows.count - 1)
+    if (target < 0) return
+    setFocusIndex(target)
+    pendingFocus.current = target
+    virtualizer.scrollToIndex(target, { align: 'auto' })
+    scroller.current?.querySelector<HTMLElement>(`[data-index="${target}"]`)?.focus()
+  }
+
   return (
     <>
-      <div className="tl-table" role="table" aria-label="Events" aria-rowcount={rows.count + 1}>
+      <div
+        className="tl-table"
+        role="grid"
+        aria-label="Events"
+        aria-readonly="true"
+        aria-rowcount={rows.count + 1}
+      >
         <div className="tl-row tl-head" role="row" aria-rowindex={1}>
           {COLUMNS.map((column) => (
             <span key={column.name} role="columnheader" className={column.className}>
@@ -156,7 +220,12 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
           ))}
         </div>
         <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll" onScroll={onScroll}>
-          <div className="tl-rows" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          <div
+            className="tl-rows"
+            role="rowgroup"
+            style={{ height: virtualizer.getTotalSize() }}
+            onKeyDown={onKeyDown}
+          >
             {items.map((item) => {
               const event = rows.rowAt(item.index)
               // Keyed by slot, not by index: a row scrolled out is reused for the one scrolled in,
@@ -168,7 +237,9 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
                   index={item.index}
                   top={item.start}
                   isSelected={event !== undefined && event.seq === selectedSeq}
+                  isTabStop={item.index === tabStop}
                   onSelect={onSelect}
+                  onFocusRow={setFocusIndex}
                 />
               )
             })}
