@@ -2,6 +2,7 @@ import { memo, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
 import type { BridleApi, EventDto } from '../../../../protocol/contract'
 import type { DrawerPanel } from '../feed'
+import { MessageAttachments } from './attach/message-attachments'
 import type { ChatItem } from './items'
 import { MarkdownText } from './markdown'
 import { CONTEXT_LABEL, NOTICE_LABEL } from './plain-words'
@@ -178,7 +179,10 @@ export const UserMessage = memo(function UserMessage({
       toolError={error}
     >
       {draft === undefined ? (
-        <div className="msg-text user-text">{item.text}</div>
+        <>
+          <div className="msg-text user-text">{item.text}</div>
+          {item.attachments && <MessageAttachments attachments={item.attachments} />}
+        </>
       ) : (
         <form
           className="msg-edit"
