@@ -6,11 +6,13 @@
  * with a file and an image shows both (a chip, a thumbnail that opens larger), after a reload too.
  * Screenshots: test-results/attachments-complete.png, test-results/attachments-sent.png.
  */
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
 import type { Locator } from '@playwright/test'
 import { startApp } from './app-fixture'
 import type { AppUnderTest } from './app-fixture'
 import { chatRequests } from '../fixtures/model-server/server'
+import type { PageGlobals } from './page-globals'
 
 let app: AppUnderTest
 
@@ -142,6 +144,17 @@ test('a sent message shows its file chip and image thumbnail, also after a reloa
   page,
 }) => {
   app = await startDemo('llava:7b')
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text())
+  })
+  // The thumbnails are data: URLs; the CSP's img-src must let them in.
+  await page.addInitScript(() => {
+    const w = globalThis as unknown as PageGlobals
+    w.document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`CSP violation: ${event.effectiveDirective} ${event.blockedURI}`),
+    )
+  })
   await page.setViewportSize({ width: 1400, height: 900 })
   await page.goto(app.url)
   const box = page.getByRole('textbox', { name: 'Message' })
@@ -186,7 +199,15 @@ test('a sent message shows its file chip and image thumbnail, also after a reloa
   await thumb.click()
   const large = page.getByRole('dialog', { name: 'Image 1' })
   await expect(large.getByRole('img', { name: 'Image 1' })).toBeVisible()
+  const axe = await new AxeBuilder({ page })
+    .include('.msg-attachments')
+    .include('.image-dialog')
+    .analyze()
+  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`)).toEqual(
+    [],
+  )
   await page.keyboard.press('Escape')
   await expect(large).toHaveCount(0)
   await expect(thumb).toBeFocused()
+  expect(consoleErrors).toEqual([])
 })
