@@ -54,7 +54,7 @@ export function useDialogFocus(initial?: RefObject<HTMLElement | null>) {
         if (event.target instanceof HTMLElement && isBehind(event.target)) event.preventDefault()
       },
       onCloseAutoFocus(event: Event) {
-        const back = opener.current
+        const back = returnTarget(opener.current)
         opener.current = null
         if (back?.isConnected === true) {
           event.preventDefault()
@@ -73,4 +73,14 @@ function isBehind(element: HTMLElement): boolean {
     element.closest('#root') !== null ||
     element.hasAttribute('data-radix-focus-guard')
   )
+}
+
+/**
+ * Where focus goes back to: the opener, or for a pointer-only button hidden from assistive
+ * technology (a tree row's delete button) the focusable element around it (the row).
+ */
+function returnTarget(opener: HTMLElement | null): HTMLElement | null {
+  const hidden = opener?.closest('[aria-hidden="true"]')
+  if (!hidden) return opener
+  return hidden.parentElement?.closest<HTMLElement>('[tabindex]') ?? opener
 }
