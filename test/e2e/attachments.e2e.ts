@@ -2,13 +2,17 @@
  * Attachments through `bridle serve` with the scripted model: `@` in the composer opens the
  * project's files as a listbox, the keyboard picks one, it shows as a chip and its text reaches
  * the model inside a `<file>` block; an image pasted for a model that does not take images is
- * refused with a sentence, and the message and its image stay in the composer.
- * Screenshot: test-results/attachments-complete.png.
+ * refused with a sentence, and the message and its image stay in the composer; a message sent
+ * with a file and an image shows both (a chip, a thumbnail that opens larger), after a reload too.
+ * Screenshots: test-results/attachments-complete.png, test-results/attachments-sent.png.
  */
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
+import type { Locator } from '@playwright/test'
 import { startApp } from './app-fixture'
 import type { AppUnderTest } from './app-fixture'
 import { chatRequests } from '../fixtures/model-server/server'
+import type { PageGlobals } from './page-globals'
 
 let app: AppUnderTest
 
@@ -27,8 +31,9 @@ interface PasteGlobals {
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 
-test.beforeEach(async () => {
-  app = await startApp({
+/** The app over a small project; `model` names the model (`llava:7b` takes images). */
+async function startDemo(model?: string): Promise<AppUnderTest> {
+  return startApp({
     files: {
       'README.md': '# Demo\n',
       'src/app.ts': 'export const answer = 41\n',
@@ -36,8 +41,26 @@ test.beforeEach(async () => {
       'node_modules/dep/app.js': 'never listed\n',
     },
     script: [{ steps: [{ text: 'The answer is 41.' }] }],
+    ...(model === undefined ? {} : { model }),
   })
-})
+}
+
+/** Pastes the one-pixel PNG into the composer as the clipboard would. */
+async function pasteImage(box: Locator): Promise<void> {
+  await box.evaluate((element, data) => {
+    // Page-side: the browser's clipboard types (the Node tsconfig has no DOM lib).
+    const w = globalThis as unknown as PasteGlobals
+    const bytes = Uint8Array.from(w.atob(data), (c) => c.charCodeAt(0))
+    const transfer = new w.DataTransfer()
+    transfer.items.add(new w.File([bytes], 'pixel.png', { type: 'image/png' }))
+    const paste = new w.ClipboardEvent('paste', {
+      clipboardData: transfer,
+      bubbles: true,
+      cancelable: true,
+    })
+    ;(element as unknown as { dispatchEvent(event: unknown): boolean }).dispatchEvent(paste)
+  }, PNG)
+}
 
 test.afterEach(async () => {
   await app.stop()
@@ -46,6 +69,7 @@ test.afterEach(async () => {
 test('@ completes a project file, attaches it, and the model receives its text', async ({
   page,
 }) => {
+  app = await startDemo()
   await page.setViewportSize({ width: 1400, height: 900 })
   await page.goto(app.url)
   const box = page.getByRole('textbox', { name: 'Message' })
@@ -98,22 +122,11 @@ test('@ completes a project file, attaches it, and the model receives its text',
 test('an image pasted for a model that does not take images is refused with a sentence', async ({
   page,
 }) => {
+  app = await startDemo()
   await page.goto(app.url)
   const box = page.getByRole('textbox', { name: 'Message' })
   await box.fill('What is in this picture?')
-  await box.evaluate((element, data) => {
-    // Page-side: the browser's clipboard types (the Node tsconfig has no DOM lib).
-    const w = globalThis as unknown as PasteGlobals
-    const bytes = Uint8Array.from(w.atob(data), (c) => c.charCodeAt(0))
-    const transfer = new w.DataTransfer()
-    transfer.items.add(new w.File([bytes], 'pixel.png', { type: 'image/png' }))
-    const paste = new w.ClipboardEvent('paste', {
-      clipboardData: transfer,
-      bubbles: true,
-      cancelable: true,
-    })
-    ;(element as unknown as { dispatchEvent(event: unknown): boolean }).dispatchEvent(paste)
-  }, PNG)
+  await pasteImage(box)
   await expect(page.getByRole('button', { name: 'Remove pixel.png' })).toBeVisible()
 
   await box.press('Enter')
@@ -125,4 +138,76 @@ test('an image pasted for a model that does not take images is refused with a se
   await expect(box).toHaveValue('What is in this picture?')
   await page.getByRole('button', { name: 'Remove pixel.png' }).click()
   await expect(page.getByRole('button', { name: 'Remove pixel.png' })).toHaveCount(0)
+})
+
+test('a sent message shows its file chip and image thumbnail, also after a reload', async ({
+  page,
+}) => {
+  app = await startDemo('llava:7b')
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text())
+  })
+  // The thumbnails are data: URLs; the CSP's img-src must let them in.
+  await page.addInitScript(() => {
+    const w = globalThis as unknown as PageGlobals
+    w.document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`CSP violation: ${event.effectiveDirective} ${event.blockedURI}`),
+    )
+  })
+  await page.setViewportSize({ width: 1400, height: 900 })
+  await page.goto(app.url)
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.pressSequentially('Look at @src/app.')
+  await expect(page.getByRole('listbox', { name: 'Project files' })).toBeVisible()
+  await box.press('Tab')
+  await box.pressSequentially('and this')
+  await pasteImage(box)
+  await expect(page.getByRole('button', { name: 'Remove pixel.png' })).toBeVisible()
+  await box.press('Enter')
+  const chat = page.getByRole('main', { name: 'Chat' })
+  await expect(page.getByRole('article', { name: 'Agent' }).last()).toContainText(
+    'The answer is 41.',
+  )
+  // The model got the image as an image part.
+  const body = chatRequests(app.model)[0]?.body as {
+    messages: { role: string; content: unknown }[]
+  }
+  expect(JSON.stringify(body.messages.findLast((m) => m.role === 'user')?.content)).toContain(
+    `data:image/png;base64,${PNG}`,
+  )
+
+  const shows = async () => {
+    const sent = chat.getByRole('list', { name: 'Attachments' })
+    // The file by its name and size (25 bytes of text), the image as a thumbnail of its bytes.
+    await expect(sent.getByRole('listitem').first()).toHaveText('app.ts25 B')
+    await expect(sent.getByRole('listitem').first()).toHaveAttribute('title', 'src/app.ts')
+    const thumb = sent.getByRole('button', { name: 'Show image 1 larger (70 B)' })
+    await expect(thumb.getByRole('img', { name: 'Image 1' })).toHaveAttribute(
+      'src',
+      `data:image/png;base64,${PNG}`,
+    )
+    return thumb
+  }
+  await shows()
+  await page.screenshot({ path: 'test-results/attachments-sent.png' })
+
+  // From the log after a reload; the thumbnail opens the image larger, Escape closes it.
+  await page.reload()
+  await page.getByRole('tree', { name: 'Session tree' }).getByRole('treeitem').first().click()
+  const thumb = await shows()
+  await thumb.click()
+  const large = page.getByRole('dialog', { name: 'Image 1' })
+  await expect(large.getByRole('img', { name: 'Image 1' })).toBeVisible()
+  const axe = await new AxeBuilder({ page })
+    .include('.msg-attachments')
+    .include('.image-dialog')
+    .analyze()
+  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`)).toEqual(
+    [],
+  )
+  await page.keyboard.press('Escape')
+  await expect(large).toHaveCount(0)
+  await expect(thumb).toBeFocused()
+  expect(consoleErrors).toEqual([])
 })

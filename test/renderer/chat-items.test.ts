@@ -87,6 +87,18 @@ describe('buildItems: messages', () => {
     expect(assistant?.seq).toBe(6)
   })
 
+  it("keeps a user message's logged attachments on its row, and none when it had none", () => {
+    const l = log()
+    l.startTurn()
+    const file = { kind: 'file', path: 'src/a.ts', text: 'export {}\n' }
+    const image = { kind: 'image', mime: 'image/png', data: 'iVBORw0KGgo=' }
+    l.add('user/message', { content: 'Look', kind: 'input', attachments: [file, image] })
+    l.add('user/message', { content: 'Plain', kind: 'input' })
+    const [withThem, plain] = only(buildItems(l.events), 'user')
+    expect(withThem?.attachments).toEqual([file, image])
+    expect(plain).not.toHaveProperty('attachments')
+  })
+
   it('marks an interrupted answer, and a cancelled turn', () => {
     const l = log()
     l.startTurn()

@@ -9,6 +9,7 @@ import type { Calibration } from './calibration.js'
 import { encodingForModel, loadEncoding } from './encodings.js'
 import type { EncodingName } from './encodings.js'
 import { estimateTokens } from './estimate.js'
+import { imageTokens } from './images.js'
 
 /**
  * Framing a chat template adds around each message (ChatML's `<|im_start|>role\n` ...
@@ -102,7 +103,7 @@ export function makeTokenCounter(
     const frozen = isDeeplyFrozen(message)
     const cached = frozen ? byMessage.get(message) : undefined
     if (cached !== undefined) return cached
-    const tokens = MESSAGE_OVERHEAD + messageBody(message, texts)
+    const tokens = MESSAGE_OVERHEAD + messageBody(message, texts, model)
     if (frozen) byMessage.set(message, tokens)
     return tokens
   }
@@ -141,13 +142,20 @@ export function makeTokenCounter(
   }
 }
 
-/** The tokens of a message's content as the wire carries it (see chat-request.ts). */
-function messageBody(message: Message, texts: TextCache): number {
+/**
+ * The tokens of a message's content as the wire carries it (see chat-request.ts); a user
+ * message's images by their family's rule (images.ts).
+ */
+function messageBody(message: Message, texts: TextCache, model: string): number {
   switch (message.role) {
     case 'system':
-    case 'user':
     case 'tool':
       return texts.count(message.content)
+    case 'user': {
+      let images = 0
+      for (const image of message.images ?? []) images += imageTokens(model, image)
+      return texts.count(message.content) + images
+    }
     case 'assistant': {
       let text = ''
       let calls = 0

@@ -8,6 +8,7 @@
  * the last seq that changed it, so `stabilizeItems` can keep unchanged items identical between
  * projections and memoised rows do not re-render.
  */
+import type { Attachment } from '../../../../protocol/attachments'
 import type { EventDto } from '../../../../protocol/contract'
 import type { StreamDelta } from '../feed'
 import type { DecidedBy } from '../../state/approval-words'
@@ -98,7 +99,12 @@ interface Base {
 }
 
 export type ChatItem =
-  | (Base & { readonly kind: 'user'; readonly text: string })
+  | (Base & {
+      readonly kind: 'user'
+      readonly text: string
+      /** Files and images sent with it, as logged (absent when none). */
+      readonly attachments?: readonly Attachment[]
+    })
   /**
    * What the harness, not the user, put in the conversation: volatile context (date, git
    * status), or a notice to the model about its own last reply (it was cut off).

@@ -3,6 +3,7 @@ import type { KeyboardEvent, ReactNode } from 'react'
 import type { BridleApi, EventDto } from '../../../../protocol/contract'
 import { IconButton } from '../../ui/icon-button'
 import type { DrawerPanel } from '../feed'
+import { MessageAttachments } from './attach/message-attachments'
 import type { ChatItem } from './items'
 import { MarkdownText } from './markdown'
 import { useRowState } from './row-state'
@@ -193,7 +194,10 @@ export const UserMessage = memo(function UserMessage({
       toolError={error}
     >
       {!isEditing ? (
-        <div className="msg-text user-text">{item.text}</div>
+        <>
+          <div className="msg-text user-text">{item.text}</div>
+          {item.attachments && <MessageAttachments attachments={item.attachments} />}
+        </>
       ) : (
         <form
           className="msg-edit"

@@ -332,7 +332,14 @@ function standaloneItem(event: EventDto): ChatItem | undefined {
       const { kind, content: text } = event.data
       if (kind === 'context' || kind === 'notice')
         return { ...base, kind: 'context', purpose: kind, key: `context-${event.seq}`, text }
-      return { ...base, kind: 'user', key: `user-${event.seq}`, text }
+      const attachments = event.data.attachments ?? []
+      return {
+        ...base,
+        kind: 'user',
+        key: `user-${event.seq}`,
+        text,
+        ...(attachments.length === 0 ? {} : { attachments }),
+      }
     }
     case 'notice': {
       const { level, code, message } = event.data

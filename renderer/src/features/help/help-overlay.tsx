@@ -3,6 +3,7 @@ import { X } from 'lucide-react'
 import { useShellContext } from '../../state/shell-context'
 import { ACTION_NAMES, ACTIONS, LISTED_KEYS, keysLabel } from '../../state/shortcuts'
 import { AppInfoPanel } from '../about'
+import { useDialogFocus } from '../../state/use-dialog-focus'
 
 /** Every key the help lists: the registry's actions, then the keys widgets bind themselves. */
 export function helpRows(): readonly { readonly keys: string; readonly what: string }[] {
@@ -24,14 +25,20 @@ export function HelpOverlay({
   readonly onOpenChange: (isOpen: boolean) => void
 }) {
   const { api } = useShellContext()
+  const focus = useDialogFocus()
   return (
-    // Not modal: a modal Radix dialog locks scrolling with an injected <style>, which the strict
-    // CSP refuses. Focus still moves in and back out; Escape or a click outside closes it.
+    // Not Radix-modal: its scroll lock injects a <style>, which the strict CSP refuses;
+    // useDialogFocus keeps focus inside and returns it. Escape or a click outside closes it.
     <Dialog.Root open={isOpen} modal={false} onOpenChange={onOpenChange}>
       <Dialog.Portal>
         {/* The dimmed backdrop (Radix draws its Overlay only for modal dialogs). */}
         <div className="overlay" aria-hidden="true" />
-        <Dialog.Content className="dialog" aria-describedby={undefined}>
+        <Dialog.Content
+          {...focus}
+          aria-modal="true"
+          className="dialog"
+          aria-describedby={undefined}
+        >
           <div className="dialog-head">
             <Dialog.Title>Help</Dialog.Title>
             <Dialog.Close asChild>

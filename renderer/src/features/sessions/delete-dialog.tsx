@@ -1,5 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog'
+import { useRef } from 'react'
 import { useShell } from '../../state/shell-context'
+import { useDialogFocus } from '../../state/use-dialog-focus'
 
 /**
  * Asks before a session goes to the trash, naming it in full (wrapped, never cut): a row is too
@@ -18,13 +20,20 @@ export function DeleteDialog({
   readonly onClose: () => void
 }) {
   const deleteSession = useShell((s) => s.deleteSession)
+  const confirm = useRef<HTMLButtonElement>(null)
+  const focus = useDialogFocus(confirm)
   return (
-    // Not modal: Radix's scroll lock injects a <style> element, which the strict CSP refuses
-    // (style-src 'self'). The overlay below still blocks the page; Escape and Cancel close it.
+    // Radix's modal mode injects a <style> element, which the strict CSP refuses (style-src
+    // 'self'): useDialogFocus keeps focus inside instead, and the overlay blocks the page.
     <Dialog.Root open={isOpen} modal={false} onOpenChange={(open) => !open && onClose()}>
       <Dialog.Portal>
         <div className="overlay" aria-hidden="true" />
-        <Dialog.Content className="dialog session-dialog" role="alertdialog" aria-modal="true">
+        <Dialog.Content
+          {...focus}
+          className="dialog session-dialog"
+          role="alertdialog"
+          aria-modal="true"
+        >
           <Dialog.Title className="session-dialog-title">Move to trash?</Dialog.Title>
           <Dialog.Description className="session-dialog-text">
             <strong className="session-dialog-name">{title}</strong> goes to the trash with its
@@ -39,8 +48,8 @@ export function DeleteDialog({
             </Dialog.Close>
             <button
               type="button"
+              ref={confirm}
               className="danger"
-              autoFocus
               onClick={() => {
                 onClose()
                 void deleteSession(sessionId)

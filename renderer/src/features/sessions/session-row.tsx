@@ -148,9 +148,10 @@ export function SessionItem({
             running
           </span>
         )}
-        {mode === 'view' && (
+        {mode !== 'rename' && (
           // For the pointer only: the keyboard has F2 and Delete on the item, and names inside
-          // the item would not match its own (axe: label-content-name-mismatch).
+          // the item would not match its own (axe: label-content-name-mismatch). Kept while the
+          // delete dialog is open: its focus goes back through the button to the item.
           <span className="row-actions" aria-hidden="true">
             <button
               type="button"

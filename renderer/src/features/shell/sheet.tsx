@@ -1,5 +1,6 @@
 import * as Dialog from '@radix-ui/react-dialog'
 import type { ReactNode } from 'react'
+import { useDialogFocus } from '../../state/use-dialog-focus'
 
 /**
  * A panel that slides over the content from one side when the window is too narrow to keep it
@@ -18,14 +19,20 @@ export function Sheet({
   readonly onOpenChange: (isOpen: boolean) => void
   readonly children: ReactNode
 }) {
+  const focus = useDialogFocus()
   return (
-    // Not modal: a modal Radix dialog locks scrolling with an injected <style>, which the strict
-    // CSP refuses. Focus still moves in and back out; Escape or a click outside closes it.
+    // Not Radix-modal: its scroll lock injects a <style>, which the strict CSP refuses;
+    // useDialogFocus keeps focus inside and returns it. Escape or a click outside closes it.
     <Dialog.Root open={isOpen} modal={false} onOpenChange={onOpenChange}>
       <Dialog.Portal>
         {/* The dimmed backdrop (Radix draws its Overlay only for modal dialogs). */}
         <div className="sheet-overlay" aria-hidden="true" />
-        <Dialog.Content className={`sheet sheet-${side}`} aria-describedby={undefined}>
+        <Dialog.Content
+          {...focus}
+          aria-modal="true"
+          className={`sheet sheet-${side}`}
+          aria-describedby={undefined}
+        >
           <Dialog.Title className="visually-hidden">{title}</Dialog.Title>
           {children}
         </Dialog.Content>
