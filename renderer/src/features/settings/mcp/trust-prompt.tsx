@@ -19,7 +19,11 @@ export function McpTrustPrompt({ file, run }: McpTrustPromptProps) {
   const [error, setError] = useState<string | undefined>(undefined)
   const trust = async (wanted: boolean) => {
     setBusy(true)
-    setError(await run({ method: 'mcp/trust', trust: wanted }))
+    let failed = await run({ method: 'mcp/trust', trust: wanted })
+    // "Trust and start": each server starts now, rather than when a session first needs it.
+    for (const server of wanted && failed === undefined ? file.servers : [])
+      failed ??= await run({ method: 'mcp/restart', name: server.name })
+    setError(failed)
     setBusy(false)
   }
   const errorLine =
