@@ -30,6 +30,9 @@ const SIZES = [
 
 let app: AppUnderTest | undefined
 
+// Two MCP server processes, axe and eight screenshots on a shared two-core machine.
+test.setTimeout(120_000)
+
 test.afterEach(async () => {
   await app?.stop()
   app = undefined
@@ -160,7 +163,7 @@ test("a project's .mcp.json waits for trust: the chat leads to the prompt, which
 
   // The settings open at the MCP section, its heading focused.
   const settings = page.getByRole('main', { name: 'Settings' })
-  await expect(settings.getByRole('heading', { name: 'MCP servers' })).toBeFocused()
+  await expect(settings.getByRole('heading', { name: 'MCP servers', exact: true })).toBeFocused()
   const section = settings.getByRole('region', { name: 'MCP servers' })
   const notes = section.getByRole('listitem', { name: 'notes' })
   await expect(notes.getByTestId('mcp-state-notes')).toHaveText('Not trusted')
