@@ -107,8 +107,10 @@ test("a user server's tool card names it; settings show it running with its tool
   await expect(failed).toContainText('An MCP server could not start.')
   await expect(failed).toContainText('FIXTURE_TOKEN is missing')
 
+  await shoot(page, 'chat', card)
+
   const settings = await openSettings(page)
-  const section = settings.getByRole('region', { name: 'MCP servers' })
+  const section = settings.getByRole('region', { name: 'MCP servers', exact: true })
   const fixture = section.getByRole('listitem', { name: 'fixture' })
   await expect(fixture.getByTestId('mcp-state-fixture')).toHaveText('Running')
   await expect(fixture).toContainText('config.json')
@@ -164,7 +166,9 @@ test("a project's .mcp.json waits for trust: the chat leads to the prompt, which
   // The settings open at the MCP section, its heading focused.
   const settings = page.getByRole('main', { name: 'Settings' })
   await expect(settings.getByRole('heading', { name: 'MCP servers', exact: true })).toBeFocused()
-  const section = settings.getByRole('region', { name: 'MCP servers' })
+  const section = settings.getByRole('region', { name: 'MCP servers', exact: true })
+  await expect(section).toBeInViewport()
+  await expect(page.getByRole('button', { name: 'Settings', exact: true })).toBeInViewport()
   const notes = section.getByRole('listitem', { name: 'notes' })
   await expect(notes.getByTestId('mcp-state-notes')).toHaveText('Not trusted')
   await expect(notes.getByRole('switch')).toHaveCount(0)

@@ -21,9 +21,10 @@ export function McpSection({ api, projectDir }: McpSectionProps) {
   const headingRef = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     // Asked for from the chat's notice: come into view and take the focus from the page's heading.
-    if (!takeMcpSectionRequest()) return
-    headingRef.current?.scrollIntoView({ block: 'start' })
-    headingRef.current?.focus({ preventScroll: true })
+    const heading = headingRef.current
+    if (!takeMcpSectionRequest() || heading === null) return
+    scrollToTop(heading)
+    heading.focus({ preventScroll: true })
   }, [])
   return (
     <section className="settings-section mcp-section" aria-labelledby="settings-mcp">
@@ -38,6 +39,26 @@ export function McpSection({ api, projectDir }: McpSectionProps) {
     </section>
   )
 }
+
+/**
+ * Scrolls the nearest scrolling ancestor only: `scrollIntoView` would also scroll the window's
+ * fixed layout, pushing the top bar out of sight.
+ */
+function scrollToTop(element: HTMLElement): void {
+  for (let parent = element.parentElement; parent !== null; parent = parent.parentElement) {
+    if (
+      parent.scrollHeight > parent.clientHeight &&
+      getComputedStyle(parent).overflowY !== 'visible'
+    ) {
+      const offset = element.getBoundingClientRect().top - parent.getBoundingClientRect().top
+      parent.scrollTop += offset - SCROLL_MARGIN
+      return
+    }
+  }
+}
+
+/** Room left above the section's heading when it is brought into view. */
+const SCROLL_MARGIN = 16
 
 function McpServers({ api, projectDir }: { readonly api: BridleApi; readonly projectDir: string }) {
   const { state, run } = useMcp(api, projectDir)
