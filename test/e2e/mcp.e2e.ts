@@ -129,7 +129,7 @@ test("a user server's tool card names it; settings show it running with its tool
   await shoot(page, 'servers', section)
 
   // Off stops it and is kept in config.json; on again, Restart starts it now.
-  const onSwitch = fixture.getByRole('switch', { name: 'fixture on' })
+  const onSwitch = fixture.getByRole('switch', { name: 'Use fixture' })
   await onSwitch.click()
   await expect(fixture.getByTestId('mcp-state-fixture')).toHaveText('Off')
   const config = () =>

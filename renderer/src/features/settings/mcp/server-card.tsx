@@ -1,5 +1,5 @@
 import { RotateCw } from 'lucide-react'
-import { useState } from 'react'
+import { useId, useState } from 'react'
 import type { McpServerView } from '../../../../../protocol/mcp'
 import type { McpAction } from './use-mcp'
 import { MCP_SCOPE_TEXT, MCP_STATE_LABEL, mcpStateText } from './words'
@@ -23,7 +23,8 @@ export function McpServerCard({ server, run }: McpServerCardProps) {
     setError(await run(action))
     setBusy(false)
   }
-  const headingId = `mcp-server-${server.name}`
+  // Not from the name: a name may hold spaces, and a user and a project server may share one.
+  const headingId = useId()
   return (
     <li className={`settings-endpoint mcp-server mcp-${server.state}`} aria-labelledby={headingId}>
       <div className="settings-endpoint-head">
@@ -45,7 +46,7 @@ export function McpServerCard({ server, run }: McpServerCardProps) {
               role="switch"
               checked={isOn}
               disabled={isBusy}
-              aria-label={`${server.name} on`}
+              aria-label={`Use ${server.name}`}
               onChange={(e) =>
                 void act({ method: 'mcp/setEnabled', name: server.name, enabled: e.target.checked })
               }
