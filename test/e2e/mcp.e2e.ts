@@ -1,7 +1,8 @@
 /**
  * MCP servers where people see them, through `bridle serve` with the scripted model and the
  * fixture MCP server (a real child process over stdio):
- * - config.json names two servers, `fixture` and `broken` (`--fail-start`): a turn calls
+ * - config.json names two servers, `fixture` and `broken` (`--fail-start`); settings open in
+ *   another tab follow their state as it changes; a turn calls
  *   `mcp__fixture__echo`, asked for in the default `ask` mode; its card names the server, and the
  *   failed start reads as a sentence in the chat; settings then show `fixture` running with its
  *   tools, `broken` failed with its reason and stderr, and turning `fixture` off and on is kept
@@ -69,6 +70,7 @@ async function axeViolations(page: Page, selector: string): Promise<string[]> {
 
 test("a user server's tool card names it; settings show it running with its tools, and a failed one's reason", async ({
   page,
+  context,
 }) => {
   app = await startApp({
     config: {
@@ -93,6 +95,15 @@ test("a user server's tool card names it; settings show it running with its tool
   await page.setViewportSize({ width: 1440, height: 900 })
   await page.goto(app.url)
   const chat = page.getByRole('main', { name: 'Chat' })
+
+  // Settings open in a second tab before any session: the server is not started yet.
+  const other = await context.newPage()
+  await other.goto(app.url)
+  const watching = (await openSettings(other))
+    .getByRole('region', { name: 'MCP servers', exact: true })
+    .getByTestId('mcp-state-fixture')
+  await expect(watching).toHaveText('Stopped')
+
   await send(page, 'Echo something')
 
   // In `ask` mode the MCP tool waits for approval; once it starts its card names the server.
@@ -101,6 +112,9 @@ test("a user server's tool card names it; settings show it running with its tool
   await expect(card).toHaveAttribute('aria-label', 'Tool echo from MCP server fixture: done')
   await expect(card).toContainText('MCP · fixture')
   await expect(chat).toContainText('The server said it back.')
+  // The other tab was told (`mcp/changed`) and read the list again, without a reload.
+  await expect(watching).toHaveText('Running')
+  await other.close()
 
   // The server that could not start is a sentence, the reason in it; the turn went on.
   const failed = chat.locator('[data-code="MCP_SERVER_FAILED"]')
