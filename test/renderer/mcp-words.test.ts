@@ -51,7 +51,7 @@ describe("the chat's MCP tool calls", () => {
 
 describe('MCP words', () => {
   it("leads the MCP notices with a sentence, and no other notice's", () => {
-    expect(mcpNoticeLead('MCP_SERVER_FAILED')).toBe('An MCP server could not start.')
+    expect(mcpNoticeLead('MCP_SERVER_FAILED')).toBe('Going on without an MCP server.')
     expect(mcpNoticeLead('MCP_PROJECT_UNTRUSTED')).toMatch(/trust/)
     expect(mcpNoticeLead('SANDBOX_OFF')).toBeUndefined()
   })

@@ -32,7 +32,7 @@ export function codeSentence(code: string): string | undefined {
 export function mcpNoticeLead(code: string): string | undefined {
   switch (code) {
     case 'MCP_SERVER_FAILED':
-      return 'An MCP server could not start.'
+      return 'Going on without an MCP server.'
     case 'MCP_PROJECT_UNTRUSTED':
       return 'MCP servers are waiting for your trust.'
     default:
