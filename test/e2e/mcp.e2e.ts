@@ -2,13 +2,14 @@
  * MCP servers where people see them, through `bridle serve` with the scripted model and the
  * fixture MCP server (a real child process over stdio):
  * - config.json names two servers, `fixture` and `broken` (`--fail-start`); settings open in
- *   another tab follow their state as it changes; a turn calls
- *   `mcp__fixture__echo`, asked for in the default `ask` mode; its card names the server, and the
- *   failed start reads as a sentence in the chat; settings then show `fixture` running with its
- *   tools, `broken` failed with its reason and stderr, and turning `fixture` off and on is kept
- *   in config.json;
+ *   another tab follow their state as it changes; a turn calls `mcp__fixture__echo`, asked for
+ *   in the default `ask` mode; its card names the server, and the failed start reads as a
+ *   sentence in the chat; settings then show `fixture` running with its tools, `broken` failed
+ *   with its reason and stderr, and turning `fixture` off and on is kept in config.json;
  * - a project's .mcp.json is not started: the chat's notice leads to the settings' MCP section,
- *   whose prompt lists what the file would run; "Trust and start" starts it, "Stop trusting" undoes it.
+ *   whose prompt lists what the file would run; "Trust and start" starts it, "Stop trusting"
+ *   undoes it;
+ * - with none configured, the section says how to add one.
  * Screenshots of the section (1440×900 and 1024×700, light and dark): mcp-*.png in $BRIDLE_SHOTS
  * (default test-results); axe checks the section.
  */
@@ -203,4 +204,17 @@ test("a project's .mcp.json waits for trust: the chat leads to the prompt, which
   await section.getByRole('button', { name: 'Stop trusting' }).click()
   await expect(notes.getByTestId('mcp-state-notes')).toHaveText('Not trusted')
   await expect(section.getByRole('button', { name: 'Trust and start' })).toBeVisible()
+})
+
+test('with no server configured, the section says in one line how to add one', async ({ page }) => {
+  app = await startApp({ script: [] })
+  await page.goto(app.url)
+  const section = (await openSettings(page)).getByRole('region', {
+    name: 'MCP servers',
+    exact: true,
+  })
+  await expect(section).toContainText('No MCP servers yet')
+  await expect(section).toContainText('mcpServers')
+  await expect(section).toContainText('.mcp.json')
+  await expect(section.getByRole('list', { name: 'MCP servers' })).toHaveCount(0)
 })
