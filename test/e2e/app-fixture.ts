@@ -30,10 +30,12 @@ export interface AppOptions extends ModelServerOptions {
   readonly model?: string
   /** Added to serve's environment (a test seam such as BRIDLE_TEST_STORE_FAULT). */
   readonly env?: Readonly<Record<string, string>>
+  /** The data folder's config.json at start (`mcpServers`, …); none by default. */
+  readonly config?: Readonly<Record<string, unknown>>
 }
 
 export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
-  const { files, contextWindow, model: modelId, env, ...serverOptions } = opts
+  const { files, contextWindow, model: modelId, env, config, ...serverOptions } = opts
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-e2e-project-')))
   for (const [path, text] of Object.entries(
     files ?? { 'README.md': '# Demo\n', 'src/app.ts': 'export const answer = 41\n' },
@@ -53,6 +55,7 @@ export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
       ...(contextWindow === undefined ? [] : ['--context-window', String(contextWindow)]),
     ],
     env,
+    config,
   )
   return {
     serve,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -25,8 +25,11 @@ const repoRoot = join(import.meta.dirname, '..', '..')
 export async function startServeProcess(
   extraArgs: readonly string[] = [],
   env: Readonly<Record<string, string>> = {},
+  /** Written to the data folder's config.json before serve starts. */
+  config?: Readonly<Record<string, unknown>>,
 ): Promise<ServeProcess> {
   const home = mkdtempSync(join(tmpdir(), 'bridle-e2e-'))
+  if (config !== undefined) writeFileSync(join(home, 'config.json'), JSON.stringify(config))
   const child = spawn(
     process.execPath,
     [

@@ -60,7 +60,7 @@ export const ChatRow = memo(function ChatRow({
     case 'error':
       return <ErrorRow item={item} />
     case 'notice':
-      return <NoticeRow item={item} />
+      return <NoticeRow item={item} onShowPanel={actions.onShowPanel} />
     case 'turn-end':
       return <TurnEndRow item={item} />
     case 'recovered':

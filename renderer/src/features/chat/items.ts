@@ -74,6 +74,8 @@ export interface ToolCallView {
    * absent for other tools and in logs written before the sandbox.
    */
   readonly sandboxed?: boolean
+  /** The MCP server that provides the tool, and its own name for it (from `tool/call`). */
+  readonly mcp?: { readonly server: string; readonly tool: string }
 }
 
 export interface Usage {

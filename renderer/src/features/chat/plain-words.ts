@@ -28,6 +28,18 @@ export function codeSentence(code: string): string | undefined {
   return SENTENCES[code] ?? toolErrorText(code)
 }
 
+/** The lead of a notice about MCP servers, in words; undefined for other notices. */
+export function mcpNoticeLead(code: string): string | undefined {
+  switch (code) {
+    case 'MCP_SERVER_FAILED':
+      return 'Going on without an MCP server.'
+    case 'MCP_PROJECT_UNTRUSTED':
+      return 'MCP servers are waiting for your trust.'
+    default:
+      return undefined
+  }
+}
+
 /** The line over what a fork or a crash closed in the log. */
 export function recoveredText(cause: string, count: number): string {
   const steps = count === 1 ? 'the unfinished step was closed' : 'the unfinished steps were closed'

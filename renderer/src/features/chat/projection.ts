@@ -169,9 +169,10 @@ class ItemBuilder {
         return
       }
       case 'tool/call': {
-        const { args } = event.data
+        const { args, mcp } = event.data
         this.updateCall(event, (call) => {
           call.args = args
+          if (mcp !== undefined) call.mcp = { server: mcp.server, tool: mcp.tool }
           call.calledAt = event.at
           call.status = 'running'
         })

@@ -11,7 +11,8 @@ import {
 } from './format'
 import { CONTEXT_TRUNCATED_BY_SERVER } from './items'
 import type { ChatItem } from './items'
-import { codeSentence, recoveredText } from './plain-words'
+import { codeSentence, mcpNoticeLead, recoveredText } from './plain-words'
+import { requestMcpSection } from '../settings'
 import { useFilesExist } from './use-files-exist'
 
 type Item<K extends ChatItem['kind']> = Extract<ChatItem, { kind: K }>
@@ -44,9 +45,20 @@ export const ErrorRow = memo(function ErrorRow({ item }: { readonly item: Item<'
  * Something the user should know that is not a failure (a reply cut at the output limit): a
  * quiet line with an icon, a warning in the warning tint, an info in the info tint.
  */
-export const NoticeRow = memo(function NoticeRow({ item }: { readonly item: Item<'notice'> }) {
+export const NoticeRow = memo(function NoticeRow({
+  item,
+  onShowPanel,
+}: {
+  readonly item: Item<'notice'>
+  readonly onShowPanel?: (panel: DrawerPanel) => void
+}) {
   const isWarning = item.level === 'warning'
   const hint = noticeHint(item.code)
+  const lead = mcpNoticeLead(item.code)
+  const reviewMcp = () => {
+    requestMcpSection()
+    onShowPanel?.('settings')
+  }
   return (
     <p
       className={`notice-row status-notice ${isWarning ? 'notice-warning' : 'notice-info'}`}
@@ -57,8 +69,14 @@ export const NoticeRow = memo(function NoticeRow({ item }: { readonly item: Item
         {isWarning ? '⚠' : 'ℹ'}
       </span>
       <span>
+        {lead !== undefined && <strong>{lead} </strong>}
         {sentence(item.message)}
         {hint !== undefined && <span className="notice-hint"> {hint}</span>}
+        {item.code === 'MCP_PROJECT_UNTRUSTED' && onShowPanel !== undefined && (
+          <button type="button" className="link notice-action" onClick={reviewMcp}>
+            Review MCP servers
+          </button>
+        )}
       </span>
     </p>
   )

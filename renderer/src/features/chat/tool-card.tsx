@@ -42,7 +42,7 @@ export const ToolCard = memo(function ToolCard({
   return (
     <article
       className={`tool-card tool-${status}`}
-      aria-label={`Tool ${call.name}: ${STATUS_LABEL[status]}`}
+      aria-label={`Tool ${toolLabel(call)}: ${STATUS_LABEL[status]}`}
       data-call-id={call.callId}
     >
       <header className="tool-head">
@@ -59,7 +59,14 @@ export const ToolCard = memo(function ToolCard({
         ) : (
           <span className="tool-toggle" aria-hidden="true" />
         )}
-        <span className="tool-name">{call.name}</span>
+        <span className="tool-name" title={call.mcp ? call.name : undefined}>
+          {call.mcp?.tool ?? call.name}
+        </span>
+        {call.mcp && (
+          <span className="tool-mcp" title={`From the MCP server "${call.mcp.server}"`}>
+            MCP · {call.mcp.server}
+          </span>
+        )}
         <code className="tool-args" title={call.argsText}>
           {summary}
         </code>
@@ -84,6 +91,11 @@ export const ToolCard = memo(function ToolCard({
     </article>
   )
 })
+
+/** The tool as people know it: an MCP tool by its server's name for it, and the server. */
+function toolLabel(call: ToolCallView): string {
+  return call.mcp ? `${call.mcp.tool} from MCP server ${call.mcp.server}` : call.name
+}
 
 /** Tools whose finished cards start folded: their output is for the model, rarely for the user. */
 const QUIET_TOOLS = new Set(['read', 'list', 'glob', 'grep'])

@@ -3,6 +3,7 @@ import { ApprovalSection } from './approval-section'
 import { CompactionSection } from './compaction-section'
 import { EndpointsSection } from './endpoints-section'
 import { FormErrors } from './field'
+import { McpSection } from './mcp'
 import { SandboxSection } from './sandbox-section'
 import { ThemeSection } from './theme-section'
 import { useSettings } from './use-settings'
@@ -50,6 +51,7 @@ export function SettingsPanel({ api, projectDir }: SettingsPanelProps) {
       <EndpointsSection api={api} view={view} save={save} projectDir={projectDir} />
       <ApprovalSection view={view} save={save} />
       <SandboxSection view={view} save={save} />
+      <McpSection api={api} projectDir={projectDir} />
       <CompactionSection view={view} save={save} />
       <ThemeSection />
       <p className="settings-hint settings-path">
@@ -71,6 +73,7 @@ export {
 export { contextWindowText, toolSupportText } from './words'
 export type { EndpointDraft } from './config-edit'
 export { DiscoveredServers } from './discovered-servers'
+export { requestMcpSection } from './mcp'
 export { Field, FormErrors } from './field'
 export * from './field-errors'
 export { useDiscovery } from './use-discovery'
