@@ -7,7 +7,11 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   ErrorCode,
@@ -138,7 +142,7 @@ export class McpServer {
     if (!this.failure || this.live) return undefined
     const wait = this.failure.retryAt - this.now()
     return wait > 0
-      ? `${this.failure.reason} (tried again from ${Math.ceil(wait / 1000)} s from now)`
+      ? `${this.failure.reason} (next try in ${Math.ceil(wait / 1000)} s)`
       : this.failure.reason
   }
 
@@ -410,6 +414,7 @@ export class McpServer {
       return `did not finish starting within ${seconds(timeout)}`
     if (isMcpError(error, ErrorCode.ConnectionClosed))
       return `could not start: it stopped${exitOf(transport)} before it answered`
+    if (!('command' in this.opts.config)) return `could not start: ${httpReason(error)}`
     return `could not start: ${messageOf(error)}`
   }
 
@@ -486,6 +491,34 @@ async function listAllTools(client: Client, timeout: number): Promise<McpServerT
     if (cursor === undefined) break
   }
   return tools
+}
+
+/** Why an HTTP server did not answer, in words: the network's reason, or its status. */
+function httpReason(error: unknown): string {
+  if (error instanceof UnauthorizedError)
+    return 'the server asks for authorization (401); give a token in "headers" (signing in with OAuth is not supported)'
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
+    if (error.code === 401 || error.code === 403)
+      return `the server refused the credentials (${error.code}); check "headers"`
+    if (error.code === 404) return 'there is no MCP endpoint at that address (404); check "url"'
+    return `the server answered ${error.code}: ${error.message}`
+  }
+  const cause =
+    error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined
+  switch (cause?.code) {
+    case 'ECONNREFUSED':
+      return 'nothing answers at that address (connection refused); is the server running?'
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the address\'s host name is not known; check "url"'
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'the server did not answer in time (connection timed out)'
+    case 'ECONNRESET':
+      return 'the server closed the connection'
+    default:
+      return cause?.message ?? messageOf(error)
+  }
 }
 
 function isMcpError(error: unknown, code: ErrorCode): error is McpError {

@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -193,8 +195,27 @@ describe('an MCP server over streamable HTTP', () => {
     expect(http.headers.every((h) => h['authorization'] === 'Bearer t0k')).toBe(true)
   })
 
-  it('a server that is not there fails its start with the address', async () => {
-    const s = server({ type: 'http', url: 'http://127.0.0.1:9/mcp' }, folder())
-    await expect(s.ensure()).rejects.toThrow(/could not start/)
+  it('a server that is not there fails its start in words, not "fetch failed"', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const { port } = probe.address() as AddressInfo
+    await new Promise<void>((resolve) => probe.close(() => resolve()))
+    const s = server({ type: 'http', url: `http://127.0.0.1:${port}/mcp` }, folder())
+    await expect(s.ensure()).rejects.toThrow(
+      /could not start: nothing answers at that address \(connection refused\)/,
+    )
+  })
+
+  it('a server that refuses the credentials says so and points at "headers"', async () => {
+    const http = createServer((_req, res) => {
+      res.statusCode = 401
+      res.end('no')
+    })
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => http.close(() => resolve())))
+    const { port } = http.address() as AddressInfo
+    const s = server({ type: 'http', url: `http://127.0.0.1:${port}/mcp` }, folder())
+    await expect(s.ensure()).rejects.toThrow(/\(401\).*"headers"/)
   })
 })
