@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -253,6 +261,45 @@ describe('bridle run with MCP servers', () => {
     expect(fixtureLines()).toHaveLength(starts)
     expect(toolNames(0).some((name) => name.startsWith('mcp__'))).toBe(false)
   })
+
+  it("asks on a terminal before starting a project's servers; y trusts the file", async () => {
+    writeFileSync(
+      join(project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { notes: fixtureServer({ log }) } }),
+    )
+    server = await startModelServer({
+      script: [call('c1', 'mcp__notes__echo', { text: 'trusted' }), 'Done.'],
+    })
+    const argv = cliArgv(
+      { home, project },
+      'run',
+      '--approval',
+      'auto-edit',
+      '--base-url',
+      server.url,
+      '--model',
+      'm',
+      'go',
+    )
+    const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
+    // `script` gives the CLI a real terminal, so it asks; our piped input is typed into it.
+    const child = spawnCli(
+      ['-qfec', [process.execPath, ...argv].map(quote).join(' '), '/dev/null'],
+      'script',
+    )
+    let output = ''
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    await expect.poll(() => output, { timeout: 30_000 }).toContain('[y/N]')
+    child.stdin.write('y\n')
+    expect(await exited).toBe(0)
+    expect(output).toContain('wants to start MCP servers on this computer')
+    expect(output).toMatch(/notes: .*stdio\.ts/)
+    expect(output).toContain('mcp__notes__echo (MCP server notes)')
+    expect(fixtureLines()).toContain('call echo')
+    expect(readFileSync(join(home, 'mcp-trust.json'), 'utf8')).toContain(realpathSync(project))
+  }, 90_000)
 
   it('works the same with the fixture over streamable HTTP', async () => {
     const http = await startHttpFixture(project)
