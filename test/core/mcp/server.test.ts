@@ -68,6 +68,28 @@ describe('an MCP server over stdio', () => {
     expect(s.tools?.length).toBeGreaterThan(0)
   })
 
+  it('stops after a while without calls, keeps its tools, and the next call starts it again', async () => {
+    const dir = folder()
+    const log = join(dir, 'log')
+    const s = new McpServer({
+      name: 'fixture',
+      config: fixtureServer({ log }),
+      projectDir: dir,
+      env: process.env,
+      clientVersion: '0',
+      idleMs: 500,
+    })
+    cleanups.push(() => s.stop())
+    await s.call('echo', { text: 'a' }, signal())
+    const pid = Number(lines(log)[0]?.split(' ')[1])
+    await expect.poll(() => s.state, { timeout: 10_000 }).toBe('stopped')
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false)
+    expect(s.tools?.map((t) => t.name)).toContain('echo')
+    const again = await s.call('echo', { text: 'b' }, signal())
+    expect(again.content).toEqual([{ type: 'text', text: 'echo: b' }])
+    expect(lines(log).filter((l) => l.startsWith('start'))).toHaveLength(2)
+  })
+
   it('a server that crashes mid-call fails that call naming it, and the next use starts it again', async () => {
     const dir = folder()
     const log = join(dir, 'log')
