@@ -7,7 +7,7 @@
  *   the readme adds a chip, and the model receives its text in a `<resource>` block; the sent
  *   message shows the resource's chip.
  * Screenshots of the open `/` list, light and dark: mcp-composer-slash-*.png in $BRIDLE_SHOTS
- * (default test-results); axe checks the composer with the list and with the argument form open.
+ * and of the argument form (default test-results); axe checks the composer with the list and with the argument form open.
  */
 import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
@@ -94,6 +94,7 @@ test('/ lists the MCP prompts; one with arguments asks for them and fills in the
   await expect(file).toBeFocused()
   await expect(file).toHaveAttribute('required', '')
   expect(await axeViolations(page, '.composer')).toEqual([])
+  await page.screenshot({ path: `${SHOTS}/mcp-composer-arguments-light.png` })
 
   // Enter with the required field empty says so and sends nothing; Escape cancels.
   await file.press('Enter')
