@@ -2,7 +2,8 @@
  * MCP prompts and resources in the composer, through `bridle serve` with the scripted model and
  * the fixture MCP server (a real child process over stdio), beside a server that cannot start:
  * - `/rev` lists the fixture's `review` prompt (the failed server named in the list's footer);
- *   picking it asks for its `file` argument, and the filled-in text replaces the command;
+ *   picking it asks for its `file` argument, and the filled-in text replaces the command; a
+ *   prompt whose server was turned off meanwhile fails with the host's sentence;
  * - `@fixture` lists the fixture's resources after the files (the binary one disabled); picking
  *   the readme adds a chip, and the model receives its text in a `<resource>` block; the sent
  *   message shows the resource's chip.
@@ -15,6 +16,7 @@ import type { Page } from '@playwright/test'
 import { chatRequests } from '../fixtures/model-server/server'
 import { fixtureServer } from '../fixtures/mcp-server/index'
 import { startApp } from './app-fixture'
+import { callFromPage } from './page-bridge'
 import type { AppUnderTest } from './app-fixture'
 
 const SHOTS = process.env['BRIDLE_SHOTS'] ?? 'test-results'
@@ -113,6 +115,26 @@ test('/ lists the MCP prompts; one with arguments asks for them and fills in the
   await expect(form).toHaveCount(0)
   await expect(box).toHaveValue('Review a.ts for bugs.')
   await expect(box).toBeFocused()
+
+  // A prompt that cannot be had (its server turned off meanwhile) is the host's sentence where
+  // the composer shows errors; the command stays for another try.
+  await box.fill('/review')
+  await expect(options).toHaveCount(1)
+  await box.press('Enter')
+  await expect(form).toBeVisible()
+  const off = await callFromPage(page, new URL(app.url).origin, 'mcp/setEnabled', {
+    projectDir: app.project,
+    name: 'fixture',
+    enabled: false,
+  })
+  expect(off).toMatchObject({ ok: true })
+  await form.getByRole('textbox', { name: 'file' }).fill('b.ts')
+  await form.getByRole('textbox', { name: 'file' }).press('Enter')
+  await expect(form).toHaveCount(0)
+  await expect(page.getByRole('alert')).toContainText(
+    'Could not fill in /mcp__fixture__review: the MCP server "fixture" is',
+  )
+  await expect(box).toHaveValue('/mcp__fixture__review ')
   expect(chatRequests(app.model)).toHaveLength(0)
 })
 

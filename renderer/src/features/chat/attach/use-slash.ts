@@ -72,7 +72,8 @@ export function useSlash({ text, setText, inputRef, source, catalog, onOpen }: S
         focusEnd()
       },
       (failure: unknown) => {
-        setError(failure instanceof Error ? failure.message : String(failure))
+        const why = failure instanceof Error ? failure.message : String(failure)
+        setError(`Could not fill in ${prompt.command}: ${why}`)
         setRequest(undefined)
         focusEnd()
       },
