@@ -3,7 +3,12 @@ import type { KeyboardEvent, ReactNode } from 'react'
 import type { AttachmentInput } from '../../../../protocol/attachments'
 import { AttachmentChips } from './attach/attachment-chips'
 import { CompletionList } from './attach/completion-list'
+import { PromptForm } from './attach/prompt-form'
+import { SlashList } from './attach/slash-list'
 import { useAttachments } from './attach/use-attachments'
+import { useMcpCatalog } from './attach/use-mcp-catalog'
+import type { McpSource } from './attach/use-mcp-source'
+import { useSlash } from './attach/use-slash'
 import './attach/attach.css'
 import './chat.css'
 
@@ -25,6 +30,8 @@ export interface ComposerProps {
   readonly tools?: ReactNode
   /** The project's files for `@` completion; absent: `@` is plain text. */
   readonly listFiles?: () => Promise<readonly string[]>
+  /** The project's MCP servers: their prompts as `/` commands, their resources after `@`. */
+  readonly mcp?: McpSource | undefined
 }
 
 /**
@@ -38,8 +45,8 @@ let unsentDraft = ''
  * composes a character does nothing: it confirms the character). While a turn runs, Stop is
  * offered next to Send: a message sent then steers the running turn at its next step. Escape
  * also stops; the shell binds it for the whole window (shell/shortcuts.ts), so it is not bound
- * here twice. `@` completes a project file and attaches its text; pasted or dropped images are
- * attached too (attach/).
+ * here twice. `@` completes a project file (or an MCP resource) and attaches its text; pasted or
+ * dropped images are attached too; `/` at the start lists the MCP prompts (attach/).
  */
 export function Composer({
   isRunning,
@@ -49,6 +56,7 @@ export function Composer({
   placeholder,
   tools,
   listFiles,
+  mcp,
 }: ComposerProps) {
   const [text, setTextState] = useState(() => unsentDraft)
   const setText = (next: string | ((now: string) => string)) => {
@@ -57,8 +65,25 @@ export function Composer({
       return unsentDraft
     })
   }
-  const attach = useAttachments({ text, setText, ...(listFiles ? { listFiles } : {}) })
+  const mcpCatalog = useMcpCatalog(mcp)
+  const attach = useAttachments({
+    text,
+    setText,
+    ...(listFiles ? { listFiles } : {}),
+    resources: mcpCatalog.catalog?.resources,
+    onMention: mcpCatalog.want,
+  })
+  const slash = useSlash({
+    text,
+    setText,
+    inputRef: attach.inputRef,
+    source: mcp,
+    catalog: mcpCatalog.catalog,
+    onOpen: mcpCatalog.want,
+  })
   const { completion } = attach
+  const open = slash.list.isOpen ? slash.list : completion.isOpen ? completion : undefined
+  const error = slash.error ?? attach.error
   const canSend = disabled !== true && text.trim() !== ''
   const send = () => {
     if (!canSend) return
@@ -67,6 +92,7 @@ export function Composer({
     const typed = text
     setText('')
     attach.reset()
+    slash.clearError()
     void result?.then((ok) => {
       if (ok) return
       setText((now) => (now === '' ? typed : now))
@@ -74,7 +100,7 @@ export function Composer({
     })
   }
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (attach.onKeyDown(event)) return
+    if (slash.onKeyDown(event) || attach.onKeyDown(event)) return
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return
     event.preventDefault()
     send()
@@ -106,10 +132,30 @@ export function Composer({
             onHover={completion.setActive}
           />
         )}
+        {slash.list.isOpen && (
+          <SlashList
+            listId={slash.list.listId}
+            matches={slash.list.matches}
+            failures={slash.list.failures}
+            active={slash.list.active}
+            optionId={slash.list.optionId}
+            onPick={slash.list.pick}
+            onHover={slash.list.setActive}
+          />
+        )}
+        {slash.request && (
+          <PromptForm
+            key={slash.request.prompt.command}
+            prompt={slash.request.prompt}
+            isFilling={slash.request.isFilling}
+            onSubmit={slash.submit}
+            onCancel={slash.cancel}
+          />
+        )}
         <AttachmentChips attachments={attach.attachments} onRemove={attach.remove} />
-        {attach.error !== undefined && (
+        {error !== undefined && (
           <p role="alert" className="attach-error">
-            {attach.error}
+            {error}
           </p>
         )}
         <textarea
@@ -120,11 +166,9 @@ export function Composer({
           rows={1}
           value={text}
           disabled={disabled}
-          aria-autocomplete={listFiles ? 'list' : undefined}
-          aria-controls={completion.isOpen ? completion.listId : undefined}
-          aria-activedescendant={
-            completion.isOpen ? completion.optionId(completion.active) : undefined
-          }
+          aria-autocomplete={listFiles || mcp ? 'list' : undefined}
+          aria-controls={open?.listId}
+          aria-activedescendant={open?.optionId(open.active)}
           placeholder={
             placeholder ??
             (isRunning
@@ -134,10 +178,12 @@ export function Composer({
           onChange={(event) => {
             setText(event.target.value)
             attach.track(event.target.value, event.target.selectionStart)
+            slash.track(event.target.value, event.target.selectionStart)
           }}
-          onSelect={(event) =>
+          onSelect={(event) => {
             attach.track(event.currentTarget.value, event.currentTarget.selectionStart)
-          }
+            slash.track(event.currentTarget.value, event.currentTarget.selectionStart)
+          }}
           onKeyDown={onKeyDown}
           onPaste={(event) => {
             if ([...event.clipboardData.files].some((file) => file.type.startsWith('image/'))) {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { ChatPanel, Composer, ModelPicker, useProjectFiles } from '../chat'
+import { ChatPanel, Composer, ModelPicker, useMcpSource, useProjectFiles } from '../chat'
 import { FirstRun } from '../first-run'
 import { useShell, useShellContext } from '../../state/shell-context'
 import { ForkBanner } from './fork-banner'
@@ -23,6 +23,7 @@ export function ChatArea() {
   const closeSession = useShell((s) => s.closeSession)
   const isRunning = feed?.isRunning ?? false
   const listFiles = useProjectFiles(api, feed?.sessionId, projectDir)
+  const mcp = useMcpSource(api, feed?.session?.projectDir ?? projectDir)
   // Once shown, first run stays until it says it is done: saving its endpoint makes the settings
   // configured before it has stored the key and tested the endpoint, and that is not the end.
   const [isFirstRunOpen, setFirstRunOpen] = useState(false)
@@ -86,6 +87,7 @@ export function ChatArea() {
               )
             }
             listFiles={listFiles}
+            mcp={mcp}
           />
         )}
       </div>

@@ -1,5 +1,5 @@
 /** The composer's attachments as chips, each with its own remove button. */
-import { FileText, Image as ImageIcon, X } from 'lucide-react'
+import { FileText, Image as ImageIcon, Plug, X } from 'lucide-react'
 import { baseName } from './complete'
 import type { ComposerAttachment } from './use-attachments'
 
@@ -15,9 +15,19 @@ export function AttachmentChips({ attachments, onRemove }: AttachmentChipsProps)
       {attachments.map((attachment) => {
         const name = attachment.kind === 'file' ? baseName(attachment.path) : attachment.name
         return (
-          <li key={attachment.key} className="attach-chip" title={attachment.name}>
+          <li
+            key={attachment.key}
+            className="attach-chip"
+            title={
+              attachment.kind === 'resource'
+                ? `${attachment.uri} from the MCP server ${attachment.server}`
+                : attachment.name
+            }
+          >
             {attachment.kind === 'file' ? (
               <FileText size={14} aria-hidden="true" />
+            ) : attachment.kind === 'resource' ? (
+              <Plug size={14} aria-hidden="true" />
             ) : (
               <ImageIcon size={14} aria-hidden="true" />
             )}

@@ -3,27 +3,40 @@
  * in. The text stays the composer's; this hook reads it at the caret and rewrites it on a pick.
  *
  * The project's file list is fetched when a mention opens (the host keeps it a few seconds, so
- * typing does not walk the folder again) and matched here on every keystroke.
+ * typing does not walk the folder again) and matched here on every keystroke. The project's MCP
+ * resources follow the files in the same list (the composer fetches them on `onMention`); one
+ * picked is attached as a `resource`, which the host reads at send time.
  */
 import { useCallback, useEffect, useId, useRef, useState } from 'react'
 import type { KeyboardEvent } from 'react'
 import { MAX_ATTACHMENTS } from '../../../../../protocol/attachments'
 import type { AttachmentInput } from '../../../../../protocol/attachments'
+import type { McpResourceView } from '../../../../../protocol/mcp'
 import { applyPick, mentionAt, matchPaths } from './complete'
 import type { MentionQuery } from './complete'
 import { imageFilesOf, readImage } from './images'
+import { isTextMime, matchResources } from './resources'
 
 /** An attachment in the composer: what `turn/send` takes, plus a name for its chip. */
 export type ComposerAttachment = AttachmentInput & { readonly name: string; readonly key: string }
+
+/** An option of the `@` list: a project file, or an MCP resource (disabled when not text). */
+export type CompletionItem =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'resource'; readonly resource: McpResourceView; readonly isText: boolean }
 
 export interface AttachOptions {
   readonly text: string
   readonly setText: (text: string) => void
   /** The project's files; absent where there is no project (then `@` completes nothing). */
   readonly listFiles?: () => Promise<readonly string[]>
+  /** The project's MCP resources, listed after the files; undefined until known. */
+  readonly resources?: readonly McpResourceView[] | undefined
+  /** Called when a mention opens (the composer fetches the resources then). */
+  readonly onMention?: () => void
 }
 
-export function useAttachments({ text, setText, listFiles }: AttachOptions) {
+export function useAttachments({ text, setText, listFiles, resources, onMention }: AttachOptions) {
   const listId = useId()
   const [attachments, setAttachments] = useState<ComposerAttachment[]>([])
   const [error, setError] = useState<string>()
@@ -33,20 +46,33 @@ export function useAttachments({ text, setText, listFiles }: AttachOptions) {
   const inputRef = useRef<HTMLTextAreaElement>(null)
   const serial = useRef(0)
 
-  const matches = mention && paths ? matchPaths(paths, mention.query) : []
+  const matches: CompletionItem[] = mention
+    ? [
+        ...(paths ? matchPaths(paths, mention.query) : []).map((path): CompletionItem => ({
+          kind: 'file',
+          path,
+        })),
+        ...matchResources(resources ?? [], mention.query).map((resource): CompletionItem => ({
+          kind: 'resource',
+          resource,
+          isText: isTextMime(resource.mimeType),
+        })),
+      ]
+    : []
   const isOpen = mention !== undefined && matches.length > 0
 
   // Open a mention: fetch the list once per mention (the host caches it briefly).
   const isMentioning = mention !== undefined
   useEffect(() => {
     if (!isMentioning || !listFiles) return
+    onMention?.()
     const mine = ++serial.current
     listFiles().then(
       (list) => mine === serial.current && setPaths(list),
       // No list (the bridge is down, the folder gone): `@` stays plain text.
       () => undefined,
     )
-  }, [isMentioning, listFiles])
+  }, [isMentioning, listFiles, onMention])
 
   const track = useCallback(
     (value: string, caret: number) => {
@@ -68,12 +94,17 @@ export function useAttachments({ text, setText, listFiles }: AttachOptions) {
     })
   }, [])
 
-  const pick = (path: string) => {
-    if (!mention) return
-    const next = applyPick(text, mention, path)
+  const pick = (item: CompletionItem) => {
+    if (!mention || (item.kind === 'resource' && !item.isText)) return
+    const next = applyPick(text, mention, item.kind === 'file' ? item.path : item.resource.uri)
     setText(next.text)
     setMention(undefined)
-    add({ kind: 'file', path, name: path, key: `file:${path}` })
+    if (item.kind === 'file') {
+      add({ kind: 'file', path: item.path, name: item.path, key: `file:${item.path}` })
+    } else {
+      const { server, uri } = item.resource
+      add({ kind: 'resource', server, uri, name: uri, key: `resource:${server}:${uri}` })
+    }
     requestAnimationFrame(() => inputRef.current?.setSelectionRange(next.caret, next.caret))
   }
 
@@ -90,8 +121,8 @@ export function useAttachments({ text, setText, listFiles }: AttachOptions) {
       case 'Enter':
       case 'Tab': {
         if (event.nativeEvent.isComposing) return false
-        const path = matches[Math.min(active, matches.length - 1)]
-        if (path !== undefined) pick(path)
+        const item = matches[Math.min(active, matches.length - 1)]
+        if (item !== undefined) pick(item)
         break
       }
       case 'Escape':
