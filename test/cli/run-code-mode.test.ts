@@ -77,6 +77,11 @@ describe('bridle run --code-mode', () => {
     )
     expect(status).toBe(0)
     expect(bodyOf(0).tools?.map((t) => t.function.name)).toContain('run_code')
+    // The system prompt explains the mode with the tools typed from their schemas.
+    const system = bodyOf(0).messages.find((m) => m.role === 'system')?.content ?? ''
+    expect(system).toContain('Code mode:')
+    expect(system).toMatch(/read\(args: \{ path: string;[^\n]*\}\): Promise<string>/)
+    expect(system).not.toMatch(/run_code\(args/)
     const calls = events.filter((e) => e.type === 'tool/call')
     expect(calls.map((e) => [e.data['callId'], e.data['name'], e.data['parent']])).toEqual([
       ['p1', 'run_code', undefined],

@@ -36,7 +36,8 @@ import type { ApprovalChannel, ApprovalMode, ApprovalRule } from '../../tools/ap
 import { sandboxStatus } from '../../tools/builtin/bash-sandbox.js'
 import type { BashSandbox } from '../../tools/builtin/bash-sandbox.js'
 import { builtinTools } from '../../tools/builtin/index.js'
-import { runCodeTool } from '../../tools/code/run-code.js'
+import { RUN_CODE, runCodeTool } from '../../tools/code/run-code.js'
+import { toolSignature } from '../../tools/code/signatures.js'
 import { defaultHiddenPaths } from '../../tools/sandbox/bwrap.js'
 import { createToolPipeline, readOutputTool } from '../../tools/pipeline.js'
 import type { ToolEvents } from '../../tools/pipeline.js'
@@ -291,10 +292,20 @@ async function assembleAgent(
     .view()
     .filter((tool) => tool.mcp === undefined)
     .map((tool) => tool.name)
+  // Code mode: the tools a program may call (MCP's included: they are in its `tools` object too,
+  // but as they come and go the prompt names the built-ins only), typed from their schemas.
+  const codeSignatures =
+    opts.codeMode === true
+      ? registry
+          .view()
+          .filter((tool) => tool.mcp === undefined && tool.name !== RUN_CODE)
+          .map(toolSignature)
+      : undefined
   const promptOptions = {
     projectDir,
     platform: opts.platform ?? process.platform,
     outputCapBytes: outputCapForWindow(window.tokens),
+    ...(codeSignatures ? { codeSignatures } : {}),
   }
   const full = await createPromptSections({ ...promptOptions, toolNames: names })
   const lean = await createPromptSections({
