@@ -1,10 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { chatRequests, startModelServer } from '../fixtures/model-server/server.js'
 import type { ModelServer } from '../fixtures/model-server/server.js'
-import { cliArgv, runCli } from '../fixtures/cli.js'
+import { rowToEvent } from '../../main/core/log/rows.js'
+import { databasePath, openStore } from '../../main/core/store/index.js'
+import { cliArgv, runCli, spawnCli, waitForJsonEvent } from '../fixtures/cli.js'
 
 // Code mode through the real CLI, the real pipeline, real QuickJS and the scripted model server.
 
@@ -139,4 +141,75 @@ describe('bridle run --code-mode', () => {
     })
     expect(programResult()[0]?.content).toMatch(/^caught NO_APPROVAL_CHANNEL: /)
   })
+
+  it('after a SIGKILL inside a program: the open inner call, then run_code, closed as outcome unknown', async () => {
+    // A fractional duration nobody else uses marks our sleep, so the test can find and reap it.
+    const duration = `28.${String(Date.now() % 100000).padStart(5, '0')}`
+    server = await startModelServer({
+      script: [program(`await tools.bash({ command: 'sleep ${duration}' })`), 'I checked first.'],
+    })
+    const child = spawnCli(
+      cliArgv(
+        { home, project },
+        'run',
+        '--json',
+        '--code-mode',
+        '--approval',
+        'full-auto',
+        '--base-url',
+        server.url,
+        '--model',
+        'scripted',
+        'go',
+      ),
+    )
+    const started = await waitForJsonEvent(
+      child,
+      (e) => e.type === 'process/started' && e.data['callId'] === 'p1.1',
+    )
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGKILL')
+    await exited
+    for (const pid of processesRunning(['sleep', duration])) process.kill(pid, 'SIGKILL')
+
+    const resumed = await runCli(
+      cliArgv(
+        { home, project },
+        'run',
+        '--json',
+        '--session',
+        started.session,
+        '--base-url',
+        server.url,
+        '--model',
+        'scripted',
+        'what happened?',
+      ),
+    )
+    expect(resumed.status).toBe(0)
+    const store = openStore(databasePath(home))
+    const repaired = store
+      .readEvents(started.session, { types: ['recovery/repaired'] })
+      .map((row) => rowToEvent(row, row.seq))
+    store.close()
+    const items = repaired[0]?.type === 'recovery/repaired' ? repaired[0].data.items : []
+    expect(items.map((item) => item.what.split(' ')[0])).toEqual(['p1.1', 'p1', 'closed', 'closed'])
+    // The model sees run_code's result only, as outcome unknown.
+    const shown = bodyOf(1).messages.filter((m) => m.role === 'tool')
+    expect(shown.map((m) => m.tool_call_id)).toEqual(['p1'])
+    expect(shown[0]?.content).toContain('TOOL_OUTCOME_UNKNOWN')
+  }, 60_000)
 })
+
+/** Processes whose command line is exactly `argv`, by pid (to find and reap a marked sleep). */
+function processesRunning(argv: string[]): number[] {
+  const wanted = `${argv.join('\0')}\0`
+  return readdirSync('/proc').flatMap((name) => {
+    if (!/^\d+$/.test(name)) return []
+    try {
+      return readFileSync(`/proc/${name}/cmdline`, 'utf8') === wanted ? [Number(name)] : []
+    } catch {
+      return []
+    }
+  })
+}
