@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { deriveMessagesAt } from '../../../main/core/log/derive.js'
 import { Session } from '../../../main/core/log/index.js'
+import { summarizeEvent } from '../../../main/core/log/summary.js'
 import type { Store } from '../../../main/core/store/index.js'
 import { tempHome } from './helpers.js'
 import type { TempHome } from './helpers.js'
@@ -40,7 +41,13 @@ describe('linked calls', () => {
     const session = Session.create(store, { projectDir: '/p' })
     runningProgram(session)
     session.append('approval/decided', { callId: 'code.1', decision: 'allow', by: 'mode', parent })
-    session.append('tool/call', { callId: 'code.1', name: 'read', args: { path: 'a' }, parent })
+    const inner = session.append('tool/call', {
+      callId: 'code.1',
+      name: 'read',
+      args: { path: 'a' },
+      parent,
+    })
+    expect(summarizeEvent(inner)).toBe('read code.1 {"path":"a"} (in code)')
     session.append('tool/result', { callId: 'code.1', ok: true, output: 'A', parent })
     // Refused before it started: a result with no tool/call.
     session.append('tool/result', {
