@@ -12,6 +12,14 @@ export type SessionId = z.infer<typeof SessionId>
 export const CallId = z.string().min(1).max(200)
 
 /**
+ * The call a linked call was made from: a `run_code` program's inner calls name it on their
+ * `tool/call`, `tool/result` and approval events. A linked call is valid only while its parent
+ * runs, and its result is never a model-visible message of its own (the model sees the parent's).
+ */
+export const CallLink = z.object({ callId: CallId })
+export type CallLink = z.infer<typeof CallLink>
+
+/**
  * JSON-safe values only: what goes in the log must come back out byte for byte. A hand-written
  * check rather than a recursive zod union: it runs on every tool call's arguments when a long
  * session is opened, and is an order of magnitude faster.
@@ -293,6 +301,8 @@ export const eventData = {
     args: Json,
     /** The MCP server that provides the tool, and the server's own name for it. */
     mcp: z.object({ server: z.string(), tool: z.string() }).optional(),
+    /** Present on a call a program made (code mode): the `run_code` call it belongs to. */
+    parent: CallLink.optional(),
   }),
   'tool/result': z.discriminatedUnion('ok', [
     z.object({
@@ -302,6 +312,7 @@ export const eventData = {
       outputRef: z.string().optional(),
       /** Facts for the UI, not the model: exit code, duration, paths. */
       metadata: z.record(z.string(), Json).optional(),
+      parent: CallLink.optional(),
     }),
     z.object({
       callId: CallId,
@@ -309,6 +320,7 @@ export const eventData = {
       error: ToolError,
       outputRef: z.string().optional(),
       metadata: z.record(z.string(), Json).optional(),
+      parent: CallLink.optional(),
     }),
   ]),
   /** Someone is asked whether a call may run: exactly what they were shown (audit). */
@@ -321,6 +333,7 @@ export const eventData = {
     warnings: z.array(z.string()).optional(),
     /** The standing grants "always allow" could keep for it; absent when none may. */
     grantOptions: z.array(z.string()).optional(),
+    parent: CallLink.optional(),
   }),
   /**
    * Every decision on a call, durable before the call is acted on (intent before effect, docs/ARCHITECTURE.md 3.4), whoever
@@ -338,6 +351,7 @@ export const eventData = {
     detail: z.string().optional(),
     /** The standing grant the user chose with "always allow" (`npm test *`). */
     grant: z.string().optional(),
+    parent: CallLink.optional(),
   }),
   /**
    * A command's process started: enough to find it again after a crash and to tell it from a

@@ -130,6 +130,18 @@ export const Config = z
      * own in `.mcp.json`, run once the user trusts that file.
      */
     mcpServers: McpServers.optional(),
+    /**
+     * Code mode's limits (`bridle run --code-mode`): how long one `run_code` program may run,
+     * how many tool calls it may make, and how much heap it gets. Absent: 30 s, 50 calls, 64 MB.
+     */
+    codeMode: z
+      .object({
+        timeoutSeconds: z.number().positive().max(3600).optional(),
+        maxInnerCalls: z.number().int().positive().max(10_000).optional(),
+        memoryMegabytes: z.number().int().min(8).max(4096).optional(),
+      })
+      .strict()
+      .optional(),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),

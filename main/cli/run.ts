@@ -40,6 +40,8 @@ export interface RunOptions {
   readonly version?: string
   /** `--trust-project-mcp`: start the project's `.mcp.json` servers without asking. */
   readonly trustProjectMcp?: boolean
+  /** `--code-mode`: the model also gets `run_code`. */
+  readonly codeMode?: boolean
 }
 
 /**
@@ -102,6 +104,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
         )
       },
       ...(opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps }),
+      ...(opts.codeMode === true ? { codeMode: true } : {}),
       mcp,
     })
   } catch (error) {

@@ -26,6 +26,7 @@ export const OPTIONS = {
   'max-steps': { type: 'string' },
   json: { type: 'boolean' },
   'trust-project-mcp': { type: 'boolean' },
+  'code-mode': { type: 'boolean' },
   approval: { type: 'string' },
   at: { type: 'string' },
   focus: { type: 'string' },

@@ -28,6 +28,10 @@ export const run: CliCommand = {
       flag: '--approval MODE',
       text: 'ask (default), auto-edit or full-auto: what may run without asking.\nIn ask mode a terminal is asked before edits and commands; without one (piped, CI) they are refused with NO_APPROVAL_CHANNEL.',
     },
+    {
+      flag: '--code-mode',
+      text: 'Also give the model run_code: one JavaScript program that calls the tools (codeMode in config.json sets its limits).',
+    },
     { flag: '--json', text: 'Print every event as JSON Lines instead of the answer.' },
     {
       flag: '--trust-project-mcp',
@@ -60,6 +64,7 @@ export const run: CliCommand = {
         env: process.env,
         version,
         trustProjectMcp: values['trust-project-mcp'] ?? false,
+        codeMode: values['code-mode'] ?? false,
         out: (text) => process.stdout.write(text),
         err: (text) => process.stderr.write(text),
         ...(values.session === undefined ? {} : { sessionId: values.session }),

@@ -18,6 +18,8 @@ export function applyToSurface(surface: Surface, event: LogEvent): void {
       surface.prune(event.data.seqs)
       return
     default:
+      // A linked call's result (a program's inner call) reaches the model only through its parent's.
+      if (event.type === 'tool/result' && event.data.parent) return
       if (MODEL_VISIBLE.has(event.type)) surface.add(surfaceNodeOf(event))
   }
 }

@@ -11,6 +11,8 @@ interface CallState {
   readonly name: string
   status: CallStatus
   process?: CallProcess
+  /** The running call this one was made from (a program's inner call), if linked. */
+  readonly parent?: string
 }
 
 export interface PendingCall {
@@ -18,6 +20,7 @@ export interface PendingCall {
   readonly name: string
   readonly isStarted: boolean
   readonly process?: CallProcess
+  readonly parent?: string
 }
 
 interface StreamBlock {
@@ -34,7 +37,10 @@ interface State {
   hasMessage: boolean
   /** Text and reasoning streamed since the step's last request/start, merged into blocks. */
   stream: StreamBlock[]
-  /** The calls the step's assistant message proposed, in the model's order. */
+  /**
+   * The calls the step's assistant message proposed, in the model's order, then the linked calls
+   * their programs made, as they came.
+   */
   calls: Map<string, CallState>
 }
 
@@ -106,6 +112,7 @@ export class Lifecycle {
         name: call.name,
         isStarted: call.status === 'called',
         ...(call.process ? { process: call.process } : {}),
+        ...(call.parent === undefined ? {} : { parent: call.parent }),
       }))
   }
 
@@ -170,8 +177,12 @@ export class Lifecycle {
         if (s.hasMessage) throw enclosure(`step ${s.lastStep} already has its assistant/message`)
         break
       case 'tool/call': {
-        const { callId } = data as EventDataInput<'tool/call'>
+        const { callId, parent } = data as EventDataInput<'tool/call'>
         const call = s.calls.get(callId)
+        if (parent || call?.parent !== undefined) {
+          this.checkLinked(type, callId, parent?.callId)
+          break
+        }
         if (!call)
           throw pairing(`tool/call ${callId} was not proposed by this step’s assistant/message`)
         if (call.status !== 'proposed')
@@ -181,16 +192,29 @@ export class Lifecycle {
         break
       }
       case 'tool/result': {
-        const { callId } = data as EventDataInput<'tool/result'>
+        const { callId, parent } = data as EventDataInput<'tool/result'>
         const call = s.calls.get(callId)
+        if (parent || call?.parent !== undefined) {
+          this.checkLinked(type, callId, parent?.callId)
+          break
+        }
         if (!call) throw pairing(`tool/result ${callId} has no call in this step`)
         if (call.status === 'done')
           throw pairing(`tool/result ${callId} is a second result for one call`)
+        const open = [...s.calls].filter(([, c]) => c.parent === callId && c.status !== 'done')
+        if (open.length > 0)
+          throw pairing(
+            `tool/result ${callId} comes before the results of its linked calls ${open.map(([id]) => id).join(', ')}`,
+          )
         break
       }
       case 'approval/requested':
       case 'approval/decided': {
-        const { callId } = data as { callId: string }
+        const { callId, parent } = data as { callId: string; parent?: { callId: string } }
+        if (parent) {
+          this.checkLinked(type, callId, parent.callId)
+          break
+        }
         const call = s.calls.get(callId)
         if (call?.status !== 'proposed')
           throw pairing(
@@ -273,11 +297,24 @@ export class Lifecycle {
       case 'tool/call': {
         const call = s.calls.get(event.data.callId)
         if (call) call.status = 'called'
+        else if (event.data.parent)
+          s.calls.set(event.data.callId, {
+            name: event.data.name,
+            status: 'called',
+            parent: event.data.parent.callId,
+          })
         break
       }
       case 'tool/result': {
         const call = s.calls.get(event.data.callId)
         if (call) call.status = 'done'
+        // A linked call refused before it started has no tool/call: its result records it.
+        else if (event.data.parent)
+          s.calls.set(event.data.callId, {
+            name: '',
+            status: 'done',
+            parent: event.data.parent.callId,
+          })
         break
       }
       case 'process/started': {
@@ -288,6 +325,37 @@ export class Lifecycle {
       default:
         break
     }
+  }
+
+  /**
+   * A linked call (a program's inner call) is valid only while its parent call runs, names the
+   * same parent at every event, and follows the order approval -> tool/call -> tool/result. It is
+   * known from its tool/call (or, refused before it started, from its result); approval events
+   * for it are checked, not recorded.
+   */
+  private checkLinked(type: EventType, callId: string, parentId: string | undefined): void {
+    const s = this.state
+    const call = s.calls.get(callId)
+    if (parentId === undefined)
+      throw pairing(
+        `${type} ${callId} is a linked call of ${call?.parent ?? '?'} but names no parent`,
+      )
+    if (call && call.parent !== parentId)
+      throw pairing(
+        call.parent === undefined
+          ? `${type} ${callId} names a parent, but the step's assistant/message proposed it`
+          : `${type} ${callId} names parent ${parentId}, but it belongs to ${call.parent}`,
+      )
+    const parent = s.calls.get(parentId)
+    if (parent?.status !== 'called')
+      throw pairing(
+        `${type} ${callId} is linked to ${parentId}, which is not a running call of this step`,
+      )
+    if (call === undefined) return
+    if (type !== 'tool/result' || call.status === 'done')
+      throw pairing(
+        `${type} ${callId} comes after the linked call was already ${call.status === 'done' ? 'answered' : 'started'}`,
+      )
   }
 
   /** A copy of the state, for rolling back a batch whose commit failed. */
@@ -325,7 +393,11 @@ export class Lifecycle {
         what: `kept the ${s.stream.length} streamed block(s) of an unfinished reply, marked interrupted; partial tool calls dropped`,
       })
     }
-    for (const call of this.pendingCalls()) {
+    // A linked call is closed before its parent, whose result must come after its inner calls'.
+    const pending = this.pendingCalls()
+    const linked = pending.filter((call) => call.parent !== undefined)
+    for (const call of [...linked, ...pending.filter((call) => call.parent === undefined)]) {
+      const parent = call.parent === undefined ? {} : { parent: { callId: call.parent } }
       out.push(
         call.isStarted
           ? {
@@ -333,6 +405,7 @@ export class Lifecycle {
               data: {
                 callId: call.callId,
                 ok: false,
+                ...parent,
                 error: {
                   code: TOOL_OUTCOME_UNKNOWN,
                   message:
@@ -348,6 +421,7 @@ export class Lifecycle {
               data: {
                 callId: call.callId,
                 ok: false,
+                ...parent,
                 error: {
                   code: TOOL_NOT_STARTED,
                   message: `${call.name} was not started because ${stopped} first; it had no effect and is safe to run again.`,

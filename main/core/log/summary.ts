@@ -67,7 +67,7 @@ export function summarizeEvent(event: LogEvent): string {
       return `${parts.filter(Boolean).join(' · ') || '(empty)'} [${event.data.finish}${event.data.interrupted ? ', interrupted' : ''}${tokens}${fromText}]`
     }
     case 'tool/call':
-      return `${event.data.name} ${event.data.callId} ${clip(JSON.stringify(event.data.args), 50)}`
+      return `${event.data.name} ${event.data.callId} ${clip(JSON.stringify(event.data.args), 50)}${event.data.parent ? ` (in ${event.data.parent.callId})` : ''}`
     case 'tool/result':
       return event.data.ok
         ? `${event.data.callId} ok: ${clip(event.data.output, 60)}`

@@ -1,3 +1,4 @@
+import { codeModeSection } from './code-mode.js'
 import { environmentSection } from './environment.js'
 import { identitySection } from './identity.js'
 import {
@@ -21,6 +22,8 @@ export interface BuiltinPromptOptions {
    * LEAN_INSTRUCTIONS_CAP_BYTES, so that the fixed prompt leaves room for the conversation.
    */
   readonly lean?: boolean
+  /** Code mode is on: the typed signatures of the tools a `run_code` program may call. */
+  readonly codeSignatures?: readonly string[]
 }
 
 /** How much of AGENTS.md the lean prompt carries (the rest: "read the file"). */
@@ -48,6 +51,7 @@ export async function createPromptSections(opts: BuiltinPromptOptions): Promise<
     await readProjectInstructions(opts.projectDir, cap),
     cap,
   )
+  if (opts.codeSignatures) sections.add(codeModeSection(opts.codeSignatures))
   if (project) sections.add(project)
   sections.add(safetySection({ lean }))
   sections.add(environmentSection(opts))

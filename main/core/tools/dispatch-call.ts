@@ -12,10 +12,10 @@ import { isAborted } from '../kernel/abort.js'
 import type { Session } from '../log/session.js'
 import type { FileLedgerMap } from './file-ledger.js'
 import type { DispatchInput, PipelineOptions } from './pipeline.js'
-import { describeCause, failure, notStarted } from './prepare-call.js'
+import { describeCause, failure, linkTo, notStarted } from './prepare-call.js'
 import type { CallResult, Prepared } from './prepare-call.js'
 import { ToolError } from './types.js'
-import type { CallGrant, ProcessRecord, Tool, ToolOutput } from './types.js'
+import type { CallGrant, InnerCalls, ProcessRecord, Tool, ToolOutput } from './types.js'
 
 /** What `dispatchCall` needs of the pipeline's options. */
 export type DispatchOptions = Pick<PipelineOptions, 'kernel' | 'projectDir' | 'spill' | 'workspace'>
@@ -27,6 +27,10 @@ export interface DispatchContext {
   readonly signal: AbortSignal
   /** What the agent last saw of each file, for `write`/`edit`. */
   readonly files: FileLedgerMap | undefined
+  /** The call this one is linked to (a program's inner call); logged on its `tool/call`. */
+  readonly parent?: string
+  /** The session's other tools for the call's body (`ToolContext.inner`); absent for a linked call. */
+  readonly innerCalls?: (callId: string) => InnerCalls
 }
 
 /** A call's result, and what it presents to the user (logged right after the result). */
@@ -55,6 +59,17 @@ interface InFlight extends DispatchContext {
   ranArgs: unknown
   /** Set when the log could not take the `tool/call`: the error `dispatchCall` rethrows. */
   logFailure?: { readonly error: unknown }
+}
+
+/** Logs a call's `tool/result` (linked to `parent`, if any), then what it presents to the user. */
+export function appendResult(session: Session, r: Dispatched, parent?: string): void {
+  session.append('tool/result', { ...r.result, ...linkTo(parent) })
+  if (r.deliverables) {
+    session.append('deliverable/present', {
+      paths: [...r.deliverables.paths],
+      ...(r.deliverables.note === undefined ? {} : { note: r.deliverables.note }),
+    })
+  }
 }
 
 /**
@@ -135,6 +150,7 @@ async function runBody(call: InFlight, input: DispatchInput): Promise<ToolOutput
       name: tool.name,
       args: call.ranArgs as JsonValue,
       ...(tool.mcp ? { mcp: { server: tool.mcp.server, tool: tool.mcp.tool } } : {}),
+      ...linkTo(call.parent),
     })
     // Intent before effect: the body starts only once its call is on disk.
     await session.flush()
@@ -158,6 +174,7 @@ async function runBody(call: InFlight, input: DispatchInput): Promise<ToolOutput
     beforeWrite: (path) => opts.workspace?.beforeWrite(path),
     files: call.files,
     ...(call.grant ? { grant: call.grant } : {}),
+    ...(call.innerCalls ? { inner: call.innerCalls(call.callId) } : {}),
     onProcess: (record: ProcessRecord) => {
       session.append('process/started', { callId: call.callId, ...record })
       // Best effort: the command already runs; a failed write shows up at the next flush.

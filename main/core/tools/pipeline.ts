@@ -4,7 +4,8 @@ import type { Session } from '../log/session.js'
 import type { ToolRunContext, ToolRunner } from '../loop/tools.js'
 import type { ToolSpec } from '../models/types.js'
 import type { ApprovalPolicy } from './approvals.js'
-import { dispatchCall } from './dispatch-call.js'
+import { appendResult, dispatchCall } from './dispatch-call.js'
+import { createInnerCalls } from './inner-calls.js'
 import type { DispatchContext, Dispatched } from './dispatch-call.js'
 import { ledgerFromEvents } from './file-ledger.js'
 import type { FileLedgerMap } from './file-ledger.js'
@@ -111,7 +112,12 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
         files = ledgerFromEvents(session.slice(), opts.projectDir)
         ledgers.set(session, files)
       }
-      const ctx: DispatchContext = { session, signal, files }
+      const ctx: DispatchContext = {
+        session,
+        signal,
+        files,
+        innerCalls: (parentId) => createInnerCalls(parentId, tools, opts, { session, files }),
+      }
       for (const batch of intoBatches(calls.map((call) => prepareCall(call, tools)))) {
         for (const p of batch) await admitCall(p, opts, session, signal)
         // Each result is logged as soon as every call before it has its own, so the log keeps the
@@ -143,17 +149,6 @@ function intoBatches(prepared: readonly Prepared[]): Prepared[][] {
     else batches.push([p])
   }
   return batches
-}
-
-/** Logs a call's `tool/result`, then what it presents to the user. */
-function appendResult(session: Session, r: Dispatched): void {
-  session.append('tool/result', r.result)
-  if (r.deliverables) {
-    session.append('deliverable/present', {
-      paths: [...r.deliverables.paths],
-      ...(r.deliverables.note === undefined ? {} : { note: r.deliverables.note }),
-    })
-  }
 }
 
 /** Runs `work` over `items`, starting them in order, with at most `limit` in flight. */

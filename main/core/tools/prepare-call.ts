@@ -48,6 +48,10 @@ export function describeCause(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
+/** The `parent` field of a linked call's events; nothing for a call the model made. */
+export const linkTo = (parent: string | undefined): { parent?: { callId: string } } =>
+  parent === undefined ? {} : { parent: { callId: parent } }
+
 /** Resolve and validate: the tool the call names, and its arguments parsed by the tool's schema. */
 export function prepareCall(call: ToolCallBlock, tools: Map<string, Tool>): Prepared {
   const tool = tools.get(call.name)
@@ -109,6 +113,8 @@ export async function admitCall(
   opts: AdmitOptions,
   session: Session,
   signal: AbortSignal,
+  /** The call this one is linked to (a program's inner call), named on its approval events. */
+  parent?: string,
 ): Promise<void> {
   if (p.failure || !p.tool) return
   if (isAborted(signal)) {
@@ -125,6 +131,7 @@ export async function admitCall(
   if (refusal !== undefined) {
     session.append('approval/decided', {
       callId: p.call.callId,
+      ...linkTo(parent),
       decision: 'deny',
       by: 'guard',
       reason: refusal.reason,
@@ -138,7 +145,7 @@ export async function admitCall(
     p.args,
     p.call.callId,
     signal,
-    approvalAudit(session),
+    approvalAudit(session, parent),
     { projectDir: opts.projectDir },
   )
   if (!approval.allowed) {
@@ -170,11 +177,12 @@ async function pluginGuards(
 }
 
 /** How an approval is logged: what was asked, and every decision, automatic ones too. */
-function approvalAudit(session: Session): ApprovalAudit {
+function approvalAudit(session: Session, parent: string | undefined): ApprovalAudit {
   return {
     asked: async (request) => {
       session.append('approval/requested', {
         callId: request.callId,
+        ...linkTo(parent),
         tool: request.tool,
         description: request.description,
         ...(request.approvalKey === undefined ? {} : { approvalKey: request.approvalKey }),
@@ -184,7 +192,7 @@ function approvalAudit(session: Session): ApprovalAudit {
       await session.flush()
     },
     decided: async (request, answer) => {
-      session.append('approval/decided', { callId: request.callId, ...answer })
+      session.append('approval/decided', { callId: request.callId, ...linkTo(parent), ...answer })
       // An automatic allow reaches the disk with the call it allows (intent before effect);
       // what a person said, and every refusal, is kept at once.
       if (answer.by === 'user' || answer.decision !== 'allow') await session.flush()

@@ -28,6 +28,30 @@ export interface ToolContext {
   readonly grant?: CallGrant
   /** A command tool calls this once its process is started, so the log can name the process. */
   readonly onProcess?: (process: ProcessRecord) => void
+  /**
+   * The session's other tools, for a tool that calls them itself (code mode's `run_code`): each
+   * call goes through the whole pipeline and is logged linked to this one. Absent inside such a
+   * call, so a program cannot start another program.
+   */
+  readonly inner?: InnerCalls
+}
+
+/** What a linked call gave back: its (capped) output, or its failure's code and sentence. */
+export type InnerResult =
+  | { readonly ok: true; readonly output: string }
+  | { readonly ok: false; readonly code: string; readonly message: string }
+
+export interface InnerCalls {
+  /** The tools that may be called (the calling tool itself left out). */
+  readonly tools: readonly Tool[]
+  /**
+   * Runs one call, named with `argsJson` as a model would send it, through validation, guards,
+   * approval, dispatch and caps; logs it linked to the calling tool's call. Calls run one at a
+   * time, in the order made. Rejects only when the log cannot take the call.
+   */
+  call(name: string, argsJson: string, signal: AbortSignal): Promise<InnerResult>
+  /** Resolves once every call made so far has its result logged. */
+  idle(): Promise<void>
 }
 
 /**

@@ -36,6 +36,8 @@ import type { ApprovalChannel, ApprovalMode, ApprovalRule } from '../../tools/ap
 import { sandboxStatus } from '../../tools/builtin/bash-sandbox.js'
 import type { BashSandbox } from '../../tools/builtin/bash-sandbox.js'
 import { builtinTools } from '../../tools/builtin/index.js'
+import { RUN_CODE, runCodeTool } from '../../tools/code/run-code.js'
+import { toolSignature } from '../../tools/code/signatures.js'
 import { defaultHiddenPaths } from '../../tools/sandbox/bwrap.js'
 import { createToolPipeline, readOutputTool } from '../../tools/pipeline.js'
 import type { ToolEvents } from '../../tools/pipeline.js'
@@ -93,6 +95,11 @@ export interface AgentSetupOptions {
    * when it is) and the process's manager that runs them; absent: no MCP tools.
    */
   readonly mcp?: { readonly manager: McpManager; readonly entries: readonly McpServerEntry[] }
+  /**
+   * Code mode: the model also gets `run_code`, one program calling the other tools (limits from
+   * `config.codeMode`), and the system prompt explains it with the tools' typed signatures.
+   */
+  readonly codeMode?: boolean
 }
 
 /** Every hook an agent's plugins may join: the loop's and the tool pipeline's (kernel/README.md). */
@@ -238,6 +245,7 @@ async function toolSide(
     ...builtinTools({ bash: { env: opts.env, sandbox, secrets: knownSecrets(opts) } }),
     readOutputTool(spill),
     recallTool(() => session),
+    ...(opts.codeMode === true ? [runCodeTool(opts.config.codeMode)] : []),
   ])
     registry.register(tool)
   const approvals = new ApprovalPolicy(
@@ -284,10 +292,20 @@ async function assembleAgent(
     .view()
     .filter((tool) => tool.mcp === undefined)
     .map((tool) => tool.name)
+  // Code mode: the tools a program may call (MCP's included: they are in its `tools` object too,
+  // but as they come and go the prompt names the built-ins only), typed from their schemas.
+  const codeSignatures =
+    opts.codeMode === true
+      ? registry
+          .view()
+          .filter((tool) => tool.mcp === undefined && tool.name !== RUN_CODE)
+          .map(toolSignature)
+      : undefined
   const promptOptions = {
     projectDir,
     platform: opts.platform ?? process.platform,
     outputCapBytes: outputCapForWindow(window.tokens),
+    ...(codeSignatures ? { codeSignatures } : {}),
   }
   const full = await createPromptSections({ ...promptOptions, toolNames: names })
   const lean = await createPromptSections({
