@@ -136,7 +136,7 @@ export async function withBenchApp<T>(
  */
 export async function clickSession(page: Page, title: string): Promise<void> {
   await page
-    .getByRole('button', { name: new RegExp(`^(${title}|Untitled session)`) })
+    .getByRole('treeitem', { name: new RegExp(`^(${title}|Untitled session)`) })
     .first()
     .click({ timeout: 20_000 })
 }

@@ -69,7 +69,7 @@ const settingsView = {
 }
 
 const mcpList = {
-  projectDir: '/work/p',
+  projectDir: '/home/someone/project',
   servers: [
     {
       name: 'files',
@@ -83,7 +83,11 @@ const mcpList = {
       stderr: '',
     },
   ],
-  projectFile: { path: '/work/p/.mcp.json', state: 'untrusted' as const, servers: [] },
+  projectFile: {
+    path: '/home/someone/project/.mcp.json',
+    state: 'untrusted' as const,
+    servers: [],
+  },
 }
 
 /** One valid sample per method: adding a method to the contract without a sample fails to compile. */
@@ -247,15 +251,18 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     params: { sessionId: 's1' },
     result: { paths: ['README.md', 'src/main.ts'], isComplete: true },
   },
-  'mcp/list': { params: { projectDir: '/work/p' }, result: mcpList },
-  'mcp/trust': { params: { projectDir: '/work/p', trust: true }, result: mcpList },
+  'mcp/list': { params: { projectDir: '/home/someone/project' }, result: mcpList },
+  'mcp/trust': { params: { projectDir: '/home/someone/project', trust: true }, result: mcpList },
   'mcp/setEnabled': {
-    params: { projectDir: '/work/p', name: 'files', enabled: false },
+    params: { projectDir: '/home/someone/project', name: 'files', enabled: false },
     result: mcpList,
   },
-  'mcp/restart': { params: { projectDir: '/work/p', name: 'files' }, result: mcpList },
+  'mcp/restart': {
+    params: { projectDir: '/home/someone/project', name: 'files' },
+    result: mcpList,
+  },
   'mcp/catalog': {
-    params: { projectDir: '/work/p' },
+    params: { projectDir: '/home/someone/project' },
     result: {
       prompts: [
         {
@@ -271,7 +278,12 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     },
   },
   'mcp/prompt': {
-    params: { projectDir: '/work/p', server: 'files', name: 'review', arguments: { file: 'a' } },
+    params: {
+      projectDir: '/home/someone/project',
+      server: 'files',
+      name: 'review',
+      arguments: { file: 'a' },
+    },
     result: { text: 'Review a for bugs.' },
   },
 }
