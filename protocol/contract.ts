@@ -119,6 +119,11 @@ export const SessionSummary = z.object({
   deletedAt: Millis.nullable(),
   /** A turn is running now in this app. */
   isRunning: z.boolean(),
+  /**
+   * A subagent: the session and `task` call that started it (its history is its own, or a
+   * fork's when `parentId` is set too). Null for a session the user started.
+   */
+  spawnedBy: z.object({ sessionId: Id, callId: Id }).nullable().default(null),
 })
 export type SessionSummary = z.infer<typeof SessionSummary>
 
@@ -695,6 +700,8 @@ export const FORWARDED_EVENT_TYPES = [
   'tool/call',
   'tool/result',
   'process/started',
+  'subagent/started',
+  'session/spawned',
   'approval/requested',
   'approval/decided',
   'compaction/checkpoint',

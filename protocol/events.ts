@@ -226,6 +226,17 @@ export const eventData = {
     parent: z.object({ sessionId: SessionId, atSeq: z.number().int().nonnegative() }).optional(),
   }),
   /**
+   * This session is a subagent: the `task` call `callId` of session `sessionId` started it
+   * (`depth` 1 for a child of a top-level session). `fork`: its history is the parent's up to
+   * the last completed turn; `fresh`: its own. Its first own event; a subagent is not a fork.
+   */
+  'session/spawned': z.object({
+    by: z.object({ sessionId: SessionId, callId: CallId }),
+    description: z.string().max(500),
+    depth: z.number().int().positive(),
+    mode: z.enum(['fresh', 'fork']),
+  }),
+  /**
    * `source`: who named it. `user` (a rename; the default, which older events read as) sticks:
    * `words` (the first words of the first message) and `auto` (the model's short title, asked in
    * the background after the first answered turn) never replace it.
@@ -363,6 +374,16 @@ export const eventData = {
     pgid: z.number().int().positive(),
     startTicks: z.number().int().nonnegative().optional(),
     sandboxed: z.boolean(),
+  }),
+  /**
+   * A `task` call started a subagent: the child session that runs it (its lineage is in the
+   * store, and its own log opens with `session/spawned`). Logged while the call runs, so the
+   * parent's chat and Gantt can follow the child before its answer comes back.
+   */
+  'subagent/started': z.object({
+    callId: CallId,
+    sessionId: SessionId,
+    description: z.string().max(500),
   }),
   'compaction/checkpoint': z.object({
     fromSeq: z.number().int().nonnegative(),

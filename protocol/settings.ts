@@ -142,6 +142,19 @@ export const Config = z
       })
       .strict()
       .optional(),
+    /**
+     * Subagents (the `task` tool): how deep they may nest (1: a subagent cannot start another),
+     * how many of one reply's `task` calls run at once, and each child's step limit (default: the
+     * session's). Absent: depth 1, 4 at once.
+     */
+    subagents: z
+      .object({
+        maxDepth: z.number().int().min(0).max(5).optional(),
+        maxParallel: z.number().int().positive().max(32).optional(),
+        maxSteps: z.number().int().positive().max(1000).optional(),
+      })
+      .strict()
+      .optional(),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),

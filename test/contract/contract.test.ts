@@ -31,6 +31,7 @@ const session = {
   eventCount: 40,
   deletedAt: null,
   isRunning: false,
+  spawnedBy: null,
 }
 const approval = {
   sessionId: 's1',

@@ -31,6 +31,7 @@ const summary = (over: Partial<SessionSummary> = {}): SessionSummary => ({
   eventCount: 0,
   deletedAt: null,
   isRunning: false,
+  spawnedBy: null,
   ...over,
 })
 

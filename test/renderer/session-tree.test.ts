@@ -27,6 +27,7 @@ const session = (id: string, over: Partial<SessionSummary> = {}): SessionSummary
   eventCount: 0,
   deletedAt: null,
   isRunning: false,
+  spawnedBy: null,
   ...over,
 })
 

@@ -11,6 +11,8 @@ export interface ForkOptions {
   readonly id?: string
   readonly clock?: () => number
   readonly title?: string
+  /** A subagent seeded with its parent's history: the session and `task` call that started it. */
+  readonly spawnedBy?: { readonly sessionId: string; readonly callId: string }
 }
 
 /**
@@ -45,6 +47,7 @@ export function forkSession(
       // Its own title comes from its own first message (host/runtime/titles.ts), not the parent's.
       title: opts.title ?? null,
       createdAt: at,
+      ...(opts.spawnedBy === undefined ? {} : { spawnedBy: opts.spawnedBy }),
     })
     if (rows.length > 0) store.appendEvents(id, rows, { messages: 0, at })
   })

@@ -1,6 +1,6 @@
 import { LogError } from './errors.js'
 import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../../protocol/events.js'
-import type { EventDataInput, EventType, LogEvent } from '../../../protocol/events.js'
+import type { EventDataInput, EventType, JsonValue, LogEvent } from '../../../protocol/events.js'
 
 type CallStatus = 'proposed' | 'called' | 'done'
 
@@ -62,6 +62,7 @@ const STEP_SCOPED = new Set<EventType>([
   'approval/requested',
   'approval/decided',
   'process/started',
+  'subagent/started',
   'deliverable/present',
 ])
 
@@ -228,7 +229,14 @@ export class Lifecycle {
           throw pairing(`process/started ${callId} is not a running call of this step`)
         break
       }
+      case 'subagent/started': {
+        const { callId } = data as EventDataInput<'subagent/started'>
+        if (s.calls.get(callId)?.status !== 'called')
+          throw pairing(`subagent/started ${callId} is not a running call of this step`)
+        break
+      }
       case 'session/created':
+      case 'session/spawned':
       case 'session/title':
       case 'session/model':
       case 'inbox/queued':
@@ -376,7 +384,11 @@ export class Lifecycle {
    * What closes everything open, in order: the streamed text as an interrupted message, a
    * result for each unanswered call (not started, or outcome unknown), then the step and turn.
    */
-  closes(cause: 'crash' | 'fork', processNotes?: ReadonlyMap<string, string>): SyntheticEvent[] {
+  closes(
+    cause: 'crash' | 'fork',
+    processNotes?: ReadonlyMap<string, string>,
+    answers?: ReadonlyMap<string, { output: string; metadata?: Record<string, JsonValue> }>,
+  ): SyntheticEvent[] {
     const s = this.state
     const out: SyntheticEvent[] = []
     const reason = cause === 'crash' ? 'interrupted-by-crash' : 'interrupted-by-fork'
@@ -398,6 +410,16 @@ export class Lifecycle {
     const linked = pending.filter((call) => call.parent !== undefined)
     for (const call of [...linked, ...pending.filter((call) => call.parent === undefined)]) {
       const parent = call.parent === undefined ? {} : { parent: { callId: call.parent } }
+      const answer = call.isStarted ? answers?.get(call.callId) : undefined
+      if (answer) {
+        // Its outcome was committed elsewhere (a subagent's own log): that is its result.
+        out.push({
+          type: 'tool/result',
+          data: { callId: call.callId, ok: true, ...parent, ...answer },
+          what: `${call.callId} (${call.name}) started without a result here; its answer was found and recorded`,
+        })
+        continue
+      }
       out.push(
         call.isStarted
           ? {

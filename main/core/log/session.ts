@@ -10,6 +10,7 @@ import type { Attachment } from '../../../protocol/attachments.js'
 import type {
   EventDataInput,
   EventType,
+  JsonValue,
   LogEvent,
   LogEventOf,
   SessionId,
@@ -44,6 +45,8 @@ export interface CreateSessionOptions extends SessionOptions {
   readonly endpoint?: string
   readonly title?: string
   readonly id?: string
+  /** A subagent: the session and `task` call that started it (stored as its lineage). */
+  readonly spawnedBy?: { readonly sessionId: string; readonly callId: string }
 }
 
 export interface OpenSessionOptions extends SessionOptions {
@@ -54,7 +57,27 @@ export interface OpenSessionOptions extends SessionOptions {
    * process if it still runs (and is still the same one) and says in one sentence what it found.
    */
   readonly endLeftoverProcess?: (process: CallProcess) => string
+  /**
+   * Crash repair asks this for each call the crash left started without a result, before giving
+   * it TOOL_OUTCOME_UNKNOWN: an outcome found elsewhere (a subagent whose answer was committed in
+   * its own log) becomes the call's result; a note is added to the unknown outcome's message.
+   */
+  readonly settleLeftoverCall?: (
+    sessionId: string,
+    call: LeftoverCall,
+  ) => LeftoverOutcome | undefined
 }
+
+/** A call a crash left started without a result. */
+export interface LeftoverCall {
+  readonly callId: string
+  readonly name: string
+}
+
+/** What crash repair learnt of a leftover call: its result after all, or a note on it. */
+export type LeftoverOutcome =
+  | { readonly output: string; readonly metadata?: Readonly<Record<string, JsonValue>> }
+  | { readonly note: string }
 
 interface Batch {
   readonly rows: EventRow[]
@@ -141,6 +164,7 @@ export class Session {
         projectDir: opts.projectDir,
         title: opts.title ?? null,
         createdAt: at,
+        ...(opts.spawnedBy === undefined ? {} : { spawnedBy: opts.spawnedBy }),
       }),
     )
     const session = new Session(id, store, 'write', store.lockSession(id), opts)
@@ -167,7 +191,7 @@ export class Session {
     try {
       const session = new Session(id as SessionId, store, mode, release, opts)
       session.load(row)
-      if (mode === 'write') session.repair(opts.endLeftoverProcess)
+      if (mode === 'write') session.repair(opts)
       return session
     } catch (error) {
       release?.()
@@ -361,17 +385,29 @@ export class Session {
     }
   }
 
-  private repair(endLeftoverProcess?: (process: CallProcess) => string): void {
+  private repair(opts: OpenSessionOptions): void {
     const notes = new Map<string, string>()
+    const answers = new Map<string, { output: string; metadata?: Record<string, JsonValue> }>()
     for (const call of this.lifecycle.pendingCalls()) {
-      if (call.process === undefined) continue
-      notes.set(
-        call.callId,
-        endLeftoverProcess?.(call.process) ??
-          `Its command (process ${call.process.pid}) may still be running.`,
-      )
+      if (!call.isStarted) continue
+      if (call.process !== undefined) {
+        notes.set(
+          call.callId,
+          opts.endLeftoverProcess?.(call.process) ??
+            `Its command (process ${call.process.pid}) may still be running.`,
+        )
+        continue
+      }
+      const outcome = opts.settleLeftoverCall?.(this.id, { callId: call.callId, name: call.name })
+      if (outcome === undefined) continue
+      if ('note' in outcome) notes.set(call.callId, outcome.note)
+      else
+        answers.set(call.callId, {
+          output: outcome.output,
+          ...(outcome.metadata === undefined ? {} : { metadata: { ...outcome.metadata } }),
+        })
     }
-    const closes = this.lifecycle.closes('crash', notes)
+    const closes = this.lifecycle.closes('crash', notes, answers)
     if (closes.length === 0) return
     const items = closes.map((close) => ({
       seq: this.append(close.type, close.data).seq,

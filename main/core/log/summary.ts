@@ -32,6 +32,8 @@ export function summarizeEvent(event: LogEvent): string {
       return `project ${event.data.projectDir}${event.data.model ? `, model ${event.data.model}` : ''}`
     case 'session/title':
       return `${clip(event.data.title)}${event.data.source === 'user' ? '' : ` (${event.data.source})`}`
+    case 'session/spawned':
+      return `subagent of ${String(event.data.by.sessionId)} (call ${event.data.by.callId}, ${event.data.mode}): ${clip(event.data.description, 60)}`
     case 'session/model':
       return `${event.data.endpointId ? `${event.data.endpointId} ` : ''}${event.data.model}`
     case 'inbox/queued':
@@ -78,6 +80,8 @@ export function summarizeEvent(event: LogEvent): string {
       return `${event.data.callId} ${event.data.decision}${decider(event.data)}${event.data.remember ? ` (remembered${event.data.grant ? ` "${event.data.grant}"` : ''})` : ''}${event.data.reason ? `: ${clip(event.data.reason, 50)}` : ''}`
     case 'process/started':
       return `${event.data.callId} pid ${event.data.pid}${event.data.sandboxed ? ', sandboxed' : ', not sandboxed'}`
+    case 'subagent/started':
+      return `${event.data.callId} session ${String(event.data.sessionId)}: ${clip(event.data.description, 60)}`
     case 'compaction/checkpoint':
       return `replaces ${event.data.fromSeq}..${event.data.toSeq}, ${event.data.tokensBefore} -> ${event.data.tokensAfter} tokens`
     case 'compaction/pruned':

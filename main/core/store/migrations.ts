@@ -73,6 +73,17 @@ CREATE VIRTUAL TABLE events_fts USING fts5(
 );
 `
 
+/**
+ * Subagents: the session and `task` call that started a session. Lineage, not history: a
+ * subagent that starts fresh has no `parent_id`, and one seeded from its parent's history has
+ * both.
+ */
+const V3_SCHEMA = `
+ALTER TABLE sessions ADD COLUMN spawned_by TEXT REFERENCES sessions(id);
+ALTER TABLE sessions ADD COLUMN spawned_by_call TEXT;
+CREATE INDEX sessions_by_spawner ON sessions(spawned_by, created_at);
+`
+
 interface BackfillRow {
   session_id: string
   seq: number
@@ -124,6 +135,11 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(V2_SCHEMA)
       backfillSearch(db)
     },
+  },
+  {
+    version: 3,
+    description: 'subagent lineage on sessions',
+    up: (db) => db.exec(V3_SCHEMA),
   },
 ]
 

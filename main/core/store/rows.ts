@@ -5,7 +5,7 @@
 import type { EventRow, SearchHit, SessionRow } from './types.js'
 
 export const SESSION_COLUMNS =
-  'id, parent_id, fork_seq, title, project_dir, created_at, updated_at, own_event_count, next_seq, message_count, deleted_at'
+  'id, parent_id, fork_seq, title, project_dir, created_at, updated_at, own_event_count, next_seq, message_count, deleted_at, spawned_by, spawned_by_call'
 
 export interface SessionRecord {
   id: string
@@ -19,6 +19,8 @@ export interface SessionRecord {
   next_seq: number
   message_count: number
   deleted_at: number | null
+  spawned_by: string | null
+  spawned_by_call: string | null
 }
 
 export function toSessionRow(record: SessionRecord): SessionRow {
@@ -34,6 +36,10 @@ export function toSessionRow(record: SessionRecord): SessionRow {
     nextSeq: record.next_seq,
     messageCount: record.message_count,
     deletedAt: record.deleted_at ?? null,
+    spawnedBy:
+      record.spawned_by === null || record.spawned_by_call === null
+        ? null
+        : { sessionId: record.spawned_by, callId: record.spawned_by_call },
   }
 }
 

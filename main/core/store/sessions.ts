@@ -15,8 +15,21 @@ const MAX_FORK_DEPTH = 10_000
 export class SessionTable {
   private readonly byId: Database.Statement<[string], SessionRecord>
   private readonly insert: Database.Statement<
-    [string, string | null, number | null, string | null, string, number, number, number]
+    [
+      string,
+      string | null,
+      number | null,
+      string | null,
+      string,
+      number,
+      number,
+      number,
+      string | null,
+      string | null,
+    ]
   >
+  private readonly spawnedBy: Database.Statement<[string], SessionRecord>
+  private readonly spawnedByCall: Database.Statement<[string, string], SessionRecord>
   private readonly updateTitle: Database.Statement<[string | null, number, string]>
   private readonly updateDeleted: Database.Statement<[number | null, string]>
   private readonly pages = new Map<string, Database.Statement>()
@@ -24,8 +37,14 @@ export class SessionTable {
   constructor(private readonly db: Database.Database) {
     this.byId = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`)
     this.insert = db.prepare(
-      `INSERT INTO sessions (id, parent_id, fork_seq, title, project_dir, created_at, updated_at, next_seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO sessions (id, parent_id, fork_seq, title, project_dir, created_at, updated_at, next_seq, spawned_by, spawned_by_call)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    this.spawnedBy = db.prepare(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE spawned_by = ? ORDER BY created_at, id`,
+    )
+    this.spawnedByCall = db.prepare(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE spawned_by = ? AND spawned_by_call = ? ORDER BY created_at, id`,
     )
     this.updateTitle = db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?')
     this.updateDeleted = db.prepare('UPDATE sessions SET deleted_at = ? WHERE id = ?')
@@ -77,6 +96,8 @@ export class SessionTable {
         )
       }
     }
+    if (session.spawnedBy !== undefined && this.byId.get(session.spawnedBy.sessionId) === undefined)
+      throw noSuchSession(session.spawnedBy.sessionId)
     this.insert.run(
       session.id,
       session.parentId,
@@ -87,7 +108,18 @@ export class SessionTable {
       session.createdAt,
       // A fork continues its history at the fork point; the prefix stays in the ancestors.
       session.forkSeq ?? 0,
+      session.spawnedBy?.sessionId ?? null,
+      session.spawnedBy?.callId ?? null,
     )
+  }
+
+  /** The subagents `sessionId` started (with `callId`: that call's), oldest first. */
+  spawned(sessionId: string, callId?: string): SessionRow[] {
+    const records =
+      callId === undefined
+        ? this.spawnedBy.all(sessionId)
+        : this.spawnedByCall.all(sessionId, callId)
+    return records.map(toSessionRow)
   }
 
   /** Newest activity first, ties by id; keyset paging, so a page costs O(limit) at any depth. */

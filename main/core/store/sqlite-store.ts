@@ -159,6 +159,10 @@ export class SqliteStore implements Store {
     return this.sessions.listTree(filter)
   }
 
+  listSpawned(sessionId: string, callId?: string): readonly SessionRow[] {
+    return this.sessions.spawned(sessionId, callId)
+  }
+
   setTitle(id: string, title: string | null, at: number): void {
     this.write(() => this.sessions.setTitle(id, title, at))
   }

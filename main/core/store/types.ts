@@ -31,6 +31,16 @@ export interface SessionRow {
   readonly messageCount: number
   /** Set when the session is in the trash; null otherwise. */
   readonly deletedAt: number | null
+  /**
+   * A subagent's lineage: the session and `task` call that started it; null for a session the
+   * user started. Independent of `parentId`, which is about history (a fork's prefix).
+   */
+  readonly spawnedBy: SpawnedBy | null
+}
+
+export interface SpawnedBy {
+  readonly sessionId: string
+  readonly callId: string
 }
 
 export interface NewSession {
@@ -40,6 +50,8 @@ export interface NewSession {
   readonly projectDir: string
   readonly title: string | null
   readonly createdAt: number
+  /** Set for a subagent: the session and call that started it (which must exist). */
+  readonly spawnedBy?: SpawnedBy
 }
 
 /** One stretch of a session's history stored under one session id: seqs [fromSeq, toSeq). */
@@ -158,6 +170,8 @@ export interface Store {
   listSessions(opts: SessionFilter & { cursor?: string | null; limit: number }): SessionPage
   /** Every session with its parent and fork point (for the session tree), oldest first. */
   listTree(filter?: SessionFilter): readonly SessionRow[]
+  /** The subagents a session started, oldest first; with `callId`, only that call's. */
+  listSpawned(sessionId: string, callId?: string): readonly SessionRow[]
   setTitle(id: string, title: string | null, at: number): void
   setDeleted(id: string, deletedAt: number | null): void
 

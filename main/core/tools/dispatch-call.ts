@@ -169,6 +169,7 @@ async function runBody(call: InFlight, input: DispatchInput): Promise<ToolOutput
   }
   return tool.run(call.ranArgs, {
     projectDir: opts.projectDir,
+    callId: call.callId,
     // Middleware may have swapped the signal; the user's cancel must still reach the tool.
     signal: input.signal === signal ? signal : AbortSignal.any([signal, input.signal]),
     beforeWrite: (path) => opts.workspace?.beforeWrite(path),
@@ -242,6 +243,9 @@ function failedCall(
       )
     }
   }
+  // A tool that ended its own work on the stop and said how far it got (a subagent) is heard.
+  if (isStopped && error instanceof ToolError && error.standsWhenStopped)
+    return failure(callId, error.code, why)
   if (isStopped)
     return failure(
       callId,

@@ -12,6 +12,8 @@ export type ToolKind = 'read' | 'edit' | 'execute' | 'other'
 export interface ToolContext {
   /** The project folder, already resolved with realpath. Every path a tool touches stays inside. */
   readonly projectDir: string
+  /** The id of the call being run (as logged on its `tool/call`), when the pipeline runs it. */
+  readonly callId?: string
   /** Aborted on the user's cancel (fused with any timeout the pipeline adds). Tools must stop. */
   readonly signal: AbortSignal
   /**

@@ -194,6 +194,8 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'approval/requested':
       case 'approval/decided':
       case 'process/started':
+      case 'subagent/started':
+      case 'session/spawned':
       case 'workspace/diff':
       case 'deliverable/present':
       case 'recovery/repaired':

@@ -125,6 +125,39 @@ describe('repair on open', () => {
     ])
   })
 
+  it('asks settleLeftoverCall about a started call: a found answer is its result, a note joins the unknown outcome', () => {
+    const crashed = Session.create(store, { projectDir: '/p' })
+    crashMidStep(crashed)
+    crashed.append('tool/call', { callId: 'waiting', name: 'write', args: {} })
+    crashed.flushSync()
+    const length = crashed.length
+    store.close()
+    const asked: string[] = []
+    const reopened = Session.open(home.open(), crashed.id, {
+      settleLeftoverCall: (sessionId, call) => {
+        expect(sessionId).toBe(crashed.id)
+        asked.push(`${call.callId}:${call.name}`)
+        return call.callId === 'started'
+          ? { output: 'the child answered', metadata: { subagent: 'child-1' } }
+          : { note: 'Its subagent child-2 stopped mid-turn.' }
+      },
+    })
+    expect(asked).toEqual(['started:bash', 'waiting:write'])
+    const [first, second] = tail(reopened, length)
+    expect(first?.data).toEqual({
+      callId: 'started',
+      ok: true,
+      output: 'the child answered',
+      metadata: { subagent: 'child-1' },
+    })
+    expect(second?.data).toMatchObject({
+      callId: 'waiting',
+      ok: false,
+      error: { code: 'TOOL_OUTCOME_UNKNOWN' },
+    })
+    expect(JSON.stringify(second?.data)).toContain('Its subagent child-2 stopped mid-turn.')
+  })
+
   it('adds nothing to a session that was closed cleanly', () => {
     const session = Session.create(store, { projectDir: '/p' })
     appendTurn(session, 'x', [{ calls: ['a'] }, {}])

@@ -55,10 +55,16 @@ describe('migrations', () => {
     expect(MIGRATIONS.map((m) => m.version)).toEqual(
       Array.from({ length: LATEST_VERSION }, (_, i) => i + 1),
     )
-    expect(LATEST_VERSION).toBe(2)
+    expect(LATEST_VERSION).toBe(3)
   })
 
-  it('opening a v1 database migrates it to v2 and backfills the search index', () => {
+  it('an old session has no spawner after the lineage migration (v3); a new child records one', () => {
+    const store = track(openStore(v1Database()))
+    expect(store.getSession('old')?.spawnedBy).toBeNull()
+    expect(store.listSpawned('old')).toEqual([])
+  })
+
+  it('opening a v1 database migrates it to the latest and backfills the search index', () => {
     const path = v1Database()
     const store = track(openStore(path))
     expect(store.search('parser', { limit: 10 }).map((hit) => [hit.seq, hit.type])).toEqual(

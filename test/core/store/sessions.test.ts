@@ -123,6 +123,7 @@ describe('sessions', () => {
       nextSeq: 0,
       messageCount: 0,
       deletedAt: null,
+      spawnedBy: null,
     })
     expect(store.getSession('missing')).toBeUndefined()
   })
@@ -166,5 +167,44 @@ describe('sessions', () => {
     const store = freshStore()
     expect(codeOf(() => store.setTitle('missing', 't', 1))).toBe('NO_SUCH_SESSION')
     expect(codeOf(() => store.setDeleted('missing', 1))).toBe('NO_SUCH_SESSION')
+  })
+})
+
+describe('subagent lineage', () => {
+  it('records the spawning session and call, lists children per call, and refuses an unknown spawner', () => {
+    const store = freshStore()
+    const base = { parentId: null, forkSeq: null, projectDir: '/p', title: null }
+    store.createSession({ ...base, id: 'parent', createdAt: 1 })
+    store.createSession({
+      ...base,
+      id: 'a',
+      createdAt: 2,
+      spawnedBy: { sessionId: 'parent', callId: 'c1' },
+    })
+    store.createSession({
+      ...base,
+      id: 'b',
+      createdAt: 3,
+      spawnedBy: { sessionId: 'parent', callId: 'c2' },
+    })
+    expect(store.getSession('a')).toMatchObject({
+      parentId: null,
+      forkSeq: null,
+      spawnedBy: { sessionId: 'parent', callId: 'c1' },
+    })
+    expect(store.getSession('parent')?.spawnedBy).toBeNull()
+    expect(store.listSpawned('parent').map((row) => row.id)).toEqual(['a', 'b'])
+    expect(store.listSpawned('parent', 'c2').map((row) => row.id)).toEqual(['b'])
+    expect(store.listSpawned('a')).toEqual([])
+    expect(
+      codeOf(() =>
+        store.createSession({
+          ...base,
+          id: 'x',
+          createdAt: 4,
+          spawnedBy: { sessionId: 'nobody', callId: 'c' },
+        }),
+      ),
+    ).toBe('NO_SUCH_SESSION')
   })
 })

@@ -44,6 +44,7 @@ export class SessionSummaries {
       eventCount: row.nextSeq,
       deletedAt: row.deletedAt,
       isRunning: this.isRunning(row.id),
+      spawnedBy: row.spawnedBy,
     }
   }
 
