@@ -253,6 +253,12 @@ export const eventData = {
     endpointId: z.string().min(1).max(200).optional(),
     model: z.string().min(1).max(500),
   }),
+  /**
+   * Code mode switched for the session (the app's switch, or `bridle run --code-mode`): from the
+   * next turn on the model also gets `run_code` or no longer does (a running turn keeps its tools).
+   * The last switch holds; a session without one has code mode off.
+   */
+  'session/code-mode': z.object({ on: z.boolean() }),
   'inbox/queued': z.object({
     requestId: z.string().min(1).max(200),
     message: z.string(),

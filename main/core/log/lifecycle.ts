@@ -239,6 +239,7 @@ export class Lifecycle {
       case 'session/spawned':
       case 'session/title':
       case 'session/model':
+      case 'session/code-mode':
       case 'inbox/queued':
       case 'inbox/claimed':
       case 'request/header':

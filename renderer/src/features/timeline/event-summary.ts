@@ -57,6 +57,8 @@ export function summarizeEvent(e: EventPayload): string {
       return clip(e.data.title)
     case 'session/model':
       return `model switched to ${e.data.model}${e.data.endpointId ? ` on ${e.data.endpointId}` : ''}`
+    case 'session/code-mode':
+      return e.data.on ? 'code mode on' : 'code mode off'
     case 'inbox/queued':
       return `${e.data.requestId}: ${clip(e.data.message, 60)}`
     case 'inbox/claimed':
