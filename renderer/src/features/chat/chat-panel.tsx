@@ -57,6 +57,7 @@ export function ChatPanel({
     for (const request of feed.pendingApprovals) byCall.set(callKey(request), request)
     return byCall
   }, [feed.pendingApprovals])
+  const pendingInnerByCall = usePendingInner(items, feed.pendingApprovals)
   const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
   const promptTokens = useMemo(() => latestPromptTokens(feed.events), [feed.events])
   const contextWindow = useMemo(
@@ -158,6 +159,9 @@ export function ChatPanel({
                     isEditing={item.kind === 'user' && item.seq === editingSeq}
                     actions={actions}
                     pending={item.kind === 'tool' ? pendingByCall.get(item.call.key) : undefined}
+                    pendingInner={
+                      item.kind === 'tool' ? pendingInnerByCall.get(item.call.key) : undefined
+                    }
                   />
                 </div>
               )
@@ -201,8 +205,36 @@ function useOrphanApprovals(
   return useMemo(() => {
     if (pending.length === 0) return []
     const known = new Set<string>()
-    for (const item of items) if (item.kind === 'tool') known.add(item.call.key)
+    for (const item of items) {
+      if (item.kind !== 'tool') continue
+      known.add(item.call.key)
+      for (const made of item.call.inner ?? []) known.add(made.key)
+    }
     return pending.filter((request) => !known.has(callKey(request)))
+  }, [items, pending])
+}
+
+/**
+ * Pending requests of calls another call made (code mode), by the key of the card they show in;
+ * a card's list keeps its identity until the pending requests change.
+ */
+function usePendingInner(
+  items: readonly ChatItem[],
+  pending: readonly ApprovalRequest[],
+): ReadonlyMap<string, readonly ApprovalRequest[]> {
+  return useMemo(() => {
+    const byCard = new Map<string, ApprovalRequest[]>()
+    if (pending.length === 0) return byCard
+    const cardOf = new Map<string, string>()
+    for (const item of items) {
+      if (item.kind !== 'tool') continue
+      for (const made of item.call.inner ?? []) cardOf.set(made.key, item.call.key)
+    }
+    for (const request of pending) {
+      const card = cardOf.get(callKey(request))
+      if (card !== undefined) byCard.set(card, [...(byCard.get(card) ?? []), request])
+    }
+    return byCard
   }, [items, pending])
 }
 

@@ -22,6 +22,8 @@ interface ChatRowProps {
   readonly actions: MessageActions
   /** The pending request of this row's call, if it is a tool card waiting for the user. */
   readonly pending: ApprovalRequest | undefined
+  /** The pending requests of the calls this row's call made (code mode). */
+  readonly pendingInner?: readonly ApprovalRequest[] | undefined
 }
 
 /** One row of the chat, by item kind. Memoised: items keep their identity until they change. */
@@ -31,6 +33,7 @@ export const ChatRow = memo(function ChatRow({
   isEditing,
   actions,
   pending,
+  pendingInner,
 }: ChatRowProps) {
   switch (item.kind) {
     case 'user':
@@ -51,6 +54,7 @@ export const ChatRow = memo(function ChatRow({
           turn={item.turn}
           call={item.call}
           pending={pending}
+          pendingInner={pendingInner}
         />
       )
     case 'changes':
