@@ -90,6 +90,14 @@ describe('run_code in the chat projection', () => {
     expect(program?.inner?.[0]?.approval?.decision).toBe('deny')
   })
 
+  it('an inner call decided automatically before its tool/call still shows its tool', () => {
+    const { events, add } = programLog()
+    add('approval/decided', { callId: 'p1.1', decision: 'allow', by: 'mode', parent })
+    add('tool/call', { callId: 'p1.1', name: 'read', args: { path: 'a.txt' }, parent })
+    const program = tools(buildItems(events))[0]
+    expect(program?.inner?.map((c) => [c.name, c.status])).toEqual([['read', 'running']])
+  })
+
   it('a turn ending under a running inner call closes it as interrupted', () => {
     const { events, add } = programLog()
     add('tool/call', { callId: 'p1.1', name: 'bash', args: { command: 'sleep 9' }, parent })

@@ -183,8 +183,10 @@ class ItemBuilder {
         return
       }
       case 'tool/call': {
-        const { args, mcp } = event.data
+        const { args, mcp, name } = event.data
         this.updateCall(event, (call) => {
+          // An inner call's first event may be its automatic decision, which names no tool.
+          if (event.data.parent !== undefined) call.name = name
           call.args = args
           if (mcp !== undefined) call.mcp = { server: mcp.server, tool: mcp.tool }
           call.calledAt = event.at
