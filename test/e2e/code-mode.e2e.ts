@@ -1,5 +1,5 @@
 /**
- * Code mode in the app, through `bridle serve` with the scripted model: the chat's "Code mode"
+ * Code mode in the app, through `bridle serve` with the scripted model: the chat header's "Code mode"
  * switch (reached with the keyboard) logs the switch, and the next request offers `run_code`.
  * The scripted reply runs a program that reads two files and tries a write: the run_code card
  * shows the program highlighted, its three calls as rows (the write's approval asked in its
@@ -101,6 +101,10 @@ test('the switch offers run_code; the card, the timeline and the Gantt nest the 
   await expect(table.locator('[role="row"][data-type="session/code-mode"]')).toContainText(
     'code mode on',
   )
+  // Closed again: under 1100 px the inspector is a sheet over the chat.
+  const inspectorToggle = page.getByRole('button', { name: 'Inspector', exact: true })
+  await inspectorToggle.click()
+  await expect(page.getByRole('complementary', { name: 'Inspector' })).toHaveCount(0)
 
   await send(page, 'Read a.txt and b.txt together')
   const card = chat.locator('article[data-call-id="p1"]')
@@ -148,6 +152,7 @@ test('the switch offers run_code; the card, the timeline and the Gantt nest the 
   })
 
   // The inspector: the inner calls' events sit under the program's call, indented.
+  await openInspector(page, 'Timeline')
   const programCall = table.locator('[role="row"][data-type="tool/call"]:not([data-parent])')
   await expect(programCall).toHaveCount(1)
   const nested = table.locator('[role="row"][data-parent="p1"]')
@@ -191,6 +196,13 @@ test('the switch offers run_code; the card, the timeline and the Gantt nest the 
     expect(box.y + box.height).toBeLessThanOrEqual(outerBox.y + outerBox.height + 1)
   }
   await expect(timeline).toContainText('2 inside programs')
-  await shootEachWay(page, (size, theme) => `${SHOTS}/code-mode-gantt-${size}-${theme}.png`)
+  await shootEachWay(page, (size, theme) => `${SHOTS}/code-mode-gantt-${size}-${theme}.png`, {
+    // Crossing 1100 px moves the inspector between the side and a sheet, back on its first tab.
+    prepare: async () => {
+      const tab = timeline.getByRole('tab', { name: 'Gantt' })
+      if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click()
+      await expect(inner.first()).toBeVisible()
+    },
+  })
   expect(unexpectedErrors(consoleErrors)).toEqual([])
 })

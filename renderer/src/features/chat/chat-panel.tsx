@@ -5,6 +5,7 @@ import { callKey } from '../../state/event-selectors'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'
+import { CodeModeSwitch } from './code-mode-switch'
 import { ContextMeter } from './context-meter'
 import { CutBanner } from './cut-banner'
 import { RowStateContext } from './row-state'
@@ -120,6 +121,7 @@ export function ChatPanel({
           {feed.profile !== undefined && (
             <ModelBadge key={sessionId} profile={feed.profile} onShowPanel={onShowPanel} />
           )}
+          <CodeModeSwitch api={api} sessionId={sessionId} events={feed.events} />
           <ContextMeter tokens={promptTokens} window={contextWindow} />
         </div>
         <CutBanner sessionId={sessionId} events={feed.events} onShowPanel={onShowPanel} />

@@ -16,7 +16,7 @@ export const CODE_MODE_HINT =
   'Lets the model write one JavaScript program that calls the tools, instead of one tool call per reply; applies from the next turn.'
 
 /**
- * The session's code mode, beside the model picker: a labelled switch (a checkbox with the
+ * The session's code mode, in the chat header beside the model's badge: a labelled switch (a checkbox with the
  * switch role, so Space toggles it). Its state is the log's (`session/code-mode`); a flip is
  * shown at once and kept until the switch comes back as an event, or undone with the host's
  * sentence when it refuses.

@@ -5,7 +5,6 @@
 export { ChatPanel } from './chat-panel'
 export { Composer } from './composer'
 export { ModelPicker } from './model-picker'
-export { CodeModeSwitch } from './code-mode-switch'
 export type { ComposerProps } from './composer'
 export { useProjectFiles } from './attach/use-project-files'
 export { useMcpSource } from './attach/use-mcp-source'

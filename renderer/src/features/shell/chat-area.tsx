@@ -1,12 +1,5 @@
 import { useEffect, useState } from 'react'
-import {
-  ChatPanel,
-  CodeModeSwitch,
-  Composer,
-  ModelPicker,
-  useMcpSource,
-  useProjectFiles,
-} from '../chat'
+import { ChatPanel, Composer, ModelPicker, useMcpSource, useProjectFiles } from '../chat'
 import { FirstRun } from '../first-run'
 import { useShell, useShellContext } from '../../state/shell-context'
 import { ForkBanner } from './fork-banner'
@@ -85,19 +78,12 @@ export function ChatArea() {
             onStop={() => void stop()}
             tools={
               props && (
-                <>
-                  <ModelPicker
-                    api={api}
-                    sessionId={props.feed.session.id}
-                    model={props.feed.session.model}
-                    endpointId={props.feed.profile?.endpointId}
-                  />
-                  <CodeModeSwitch
-                    api={api}
-                    sessionId={props.feed.session.id}
-                    events={props.feed.events}
-                  />
-                </>
+                <ModelPicker
+                  api={api}
+                  sessionId={props.feed.session.id}
+                  model={props.feed.session.model}
+                  endpointId={props.feed.profile?.endpointId}
+                />
               )
             }
             listFiles={listFiles}
