@@ -10,7 +10,7 @@ import type { LogEvent } from '../../log/index.js'
 import type { Store } from '../../store/index.js'
 import { StoreError } from '../../store/index.js'
 import { HostError } from '../host.js'
-import { endLeftoverProcess } from '../../tools/processes.js'
+import { repairOptions } from './subagents.js'
 
 /** Sends a notification; must not throw (see `safeNotifier`). */
 export type Notify = <T extends TopicName>(topic: T, payload: NotificationOf<T>) => void
@@ -125,7 +125,7 @@ function lastForwardedSeq(session: Session): number {
 function openForWriting(store: Store, sessionId: string): Session {
   if (!store.getSession(sessionId)) throw new HostError('NOT_FOUND', `no session ${sessionId}`)
   try {
-    return Session.open(store, sessionId, { endLeftoverProcess })
+    return Session.open(store, sessionId, repairOptions(store))
   } catch (error) {
     if (error instanceof StoreError && error.code === 'NO_SUCH_SESSION')
       throw new HostError('NOT_FOUND', `no session ${sessionId}`)
