@@ -110,7 +110,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       // A subagent's events are printed as its parent's are, named with it.
       subagents: {
         store: opts.store,
-        started: (child, _agent, info) => {
+        started: (child, _run, info) => {
           if (!opts.json) opts.err(`  [subagent "${info.description}": session ${child.id}]\n`)
           return child.subscribe((event) => printer.event(child.id, event, info))
         },

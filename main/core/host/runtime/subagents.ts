@@ -33,6 +33,12 @@ export interface ChildInfo {
   readonly depth: number
 }
 
+/** A child while it runs: its agent, and its own stop (which the parent's stop also does). */
+export interface ChildRun {
+  readonly agent: Agent
+  readonly stop: () => void
+}
+
 /** What a host does beside running a child: all optional. */
 export interface SubagentHost {
   /** The store the child sessions are created in (the parent's). */
@@ -44,10 +50,10 @@ export interface SubagentHost {
   readonly approvalChannel?: (child: Session, info: ChildInfo) => ApprovalChannel | undefined
   /**
    * Told when a child's agent is ready to run (the app lists it as running and forwards its
-   * events; the CLI prints them). Returns what to call when the child's run ends, before its
-   * session closes. Must not throw.
+   * events; the CLI prints them), with the child's own stop (the user stopping the child alone).
+   * Returns what to call when the child's run ends, before its session closes. Must not throw.
    */
-  readonly started?: (child: Session, agent: Agent, info: ChildInfo) => () => void
+  readonly started?: (child: Session, run: ChildRun, info: ChildInfo) => () => void
 }
 
 /** The limits of config.json's `subagents`, filled in. */
@@ -168,8 +174,11 @@ function checkTools(wanted: readonly string[] | undefined, known: readonly strin
     )
 }
 
-async function runChild(opts: TaskToolOptions, args: TaskArgs, signal: AbortSignal) {
-  if (signal.aborted) throw stopped(args, undefined, '')
+async function runChild(opts: TaskToolOptions, args: TaskArgs, parentSignal: AbortSignal) {
+  if (parentSignal.aborted) throw stopped(args, undefined, '')
+  // Stopped by the parent's stop, or by the user stopping the child alone.
+  const own = new AbortController()
+  const signal = AbortSignal.any([parentSignal, own.signal])
   const depth = opts.depth + 1
   const child = createChild(opts, args, depth)
   const info: ChildInfo = {
@@ -205,7 +214,7 @@ async function runChild(opts: TaskToolOptions, args: TaskArgs, signal: AbortSign
         `The subagent "${args.description}" (session ${child.id}) could not be set up: ${error instanceof Error ? error.message : String(error)}`,
       )
     }
-    ended = opts.host.started?.(child, agent, info)
+    ended = opts.host.started?.(child, { agent, stop: () => own.abort() }, info)
     const from = child.length
     if (isAborted(signal)) throw stopped(args, child, '')
     const stop = () => agent.cancel()
