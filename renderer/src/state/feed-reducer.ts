@@ -47,6 +47,11 @@ export interface FeedState {
   readonly isLoading: boolean
   readonly streaming: readonly StreamDelta[]
   readonly pendingApprovals: readonly ApprovalRequest[]
+  /**
+   * Questions this session's running subagents ask (each names its own session): shown here
+   * too, so a child never waits unseen. Kept apart, as a child's calls have their own places.
+   */
+  readonly childApprovals: readonly ApprovalRequest[]
   readonly isRunning: boolean
   readonly contextWindow: number | undefined
   /** How the session talks to its model, once its first turn resolved it (`session/get`). */
@@ -77,6 +82,8 @@ export type FeedAction =
   | { readonly type: 'event'; readonly event: EventDto; readonly prevSeq?: number }
   | { readonly type: 'delta'; readonly delta: StreamDelta }
   | { readonly type: 'approval'; readonly request: ApprovalRequest }
+  /** An event of another session (a subagent's): a decision or a turn's end settles its questions. */
+  | { readonly type: 'child-event'; readonly sessionId: string; readonly event: EventDto }
   | { readonly type: 'running'; readonly isRunning: boolean }
   | { readonly type: 'failed'; readonly message: string }
 
@@ -90,6 +97,7 @@ export function initialFeed(sessionId: string): FeedState {
     isLoading: true,
     streaming: [],
     pendingApprovals: [],
+    childApprovals: [],
     isRunning: false,
     contextWindow: undefined,
     profile: undefined,
@@ -107,9 +115,12 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
         contextWindow: action.details.contextWindow,
         profile: action.details.profile,
         pendingApprovals: mergeApprovals(
-          action.details.pendingApprovals,
+          action.details.pendingApprovals.filter((a) => a.sessionId === state.sessionId),
           state.pendingApprovals,
           state.events,
+        ),
+        childApprovals: action.details.pendingApprovals.filter(
+          (a) => a.sessionId !== state.sessionId && a.subagent?.sessionId === state.sessionId,
         ),
       }
     case 'page':
@@ -119,6 +130,16 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
     case 'delta':
       return applyDelta(state, action.delta)
     case 'approval':
+      if (action.request.subagent?.sessionId === state.sessionId) {
+        const key = childKey(action.request)
+        return {
+          ...state,
+          childApprovals: [
+            ...state.childApprovals.filter((a) => childKey(a) !== key),
+            action.request,
+          ],
+        }
+      }
       if (action.request.sessionId !== state.sessionId) return state
       if (isDecided(state.events, action.request)) return state
       return {
@@ -128,6 +149,17 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
           action.request,
         ],
       }
+    case 'child-event': {
+      const { sessionId, event } = action
+      const settled =
+        event.type === 'turn/end'
+          ? (a: ApprovalRequest) => a.sessionId === sessionId
+          : event.type === 'approval/decided'
+            ? (a: ApprovalRequest) => childKey(a) === `${sessionId}:${callKey(placeOf(event))}`
+            : undefined
+      if (!settled || !state.childApprovals.some(settled)) return state
+      return { ...state, childApprovals: state.childApprovals.filter((a) => !settled(a)) }
+    }
     case 'running':
       return {
         ...state,
@@ -209,6 +241,9 @@ function isAfter(delta: StreamDelta, turn: number, step: number): boolean {
 }
 
 /** `session/get`'s list, plus requests notified since, less those the log shows decided. */
+/** A subagent's question: its call's place within its own session. */
+const childKey = (request: ApprovalRequest): string => `${request.sessionId}:${callKey(request)}`
+
 function mergeApprovals(
   fromServer: readonly ApprovalRequest[],
   known: readonly ApprovalRequest[],

@@ -42,7 +42,16 @@ export function ApprovalPrompt({ api, request }: ApprovalPromptProps) {
   }
 
   return (
-    <div className="approval" role="group" aria-label={`Approve ${request.tool}`}>
+    <div
+      className="approval"
+      role="group"
+      aria-label={`Approve ${request.tool}${request.subagent ? ` for the subagent “${request.subagent.description}”` : ''}`}
+    >
+      {request.subagent && (
+        <p className="approval-subagent muted">
+          Asked by the subagent “{request.subagent.description}”
+        </p>
+      )}
       <p className="approval-question">
         <strong>Allow this {request.tool} call?</strong> {request.description}
       </p>

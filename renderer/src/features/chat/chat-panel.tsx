@@ -174,10 +174,17 @@ export function ChatPanel({
               <ApprovalPrompt api={api} request={request} />
             </div>
           ))}
+          {feed.childApprovals.map((request) => (
+            <div key={`${request.sessionId}:${callKey(request)}`} className="chat-tail">
+              <ApprovalPrompt api={api} request={request} />
+            </div>
+          ))}
           {isWorking && (
             <p className="chat-tail working muted" role="status">
               <span className="running-dot" aria-hidden="true" />
-              {feed.pendingApprovals.length > 0 ? 'Waiting for your answer' : 'Working…'}
+              {feed.pendingApprovals.length + feed.childApprovals.length > 0
+                ? 'Waiting for your answer'
+                : 'Working…'}
             </p>
           )}
         </div>
