@@ -8,6 +8,7 @@
  * inside its bar. Screenshots (1440×900 and 1024×700, light and dark): code-mode-*.png in
  * $BRIDLE_SHOTS (default test-results).
  */
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
 import type { Locator, Page } from '@playwright/test'
 import { chatRequests } from '../fixtures/model-server/server'
@@ -64,6 +65,15 @@ async function send(page: Page, text: string): Promise<void> {
   await box.press('Enter')
 }
 
+/** Serious or critical axe findings in the chat (the switch, the card and its rows). */
+async function chatAxe(page: Page, where: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).include('main[aria-label="Chat"]').analyze()
+  const serious = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.html.slice(0, 120)).join(' | ')})`)
+  expect(serious, `axe in the chat at ${where}`).toEqual([])
+}
+
 /** Numbers of an attribute, for every element `locator` matches. */
 async function numbersOf(locator: Locator, name: string): Promise<number[]> {
   const values: number[] = []
@@ -74,6 +84,8 @@ async function numbersOf(locator: Locator, name: string): Promise<number[]> {
 test('the switch offers run_code; the card, the timeline and the Gantt nest the inner calls', async ({
   page,
 }) => {
+  // Sixteen screenshots and eight axe runs besides the two turns.
+  test.setTimeout(120_000)
   const consoleErrors: string[] = []
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text())
@@ -116,6 +128,7 @@ test('the switch offers run_code; the card, the timeline and the Gantt nest the 
   expect(offered(1)).toContain('run_code')
   await shootEachWay(page, (size, theme) => `${SHOTS}/code-mode-approval-${size}-${theme}.png`, {
     prepare: () => prompt.scrollIntoViewIfNeeded(),
+    check: (where) => chatAxe(page, where),
   })
   await prompt.getByRole('button', { name: 'Deny…' }).click()
   await prompt.getByRole('textbox', { name: 'Reason for denying' }).fill('read only')
@@ -149,6 +162,7 @@ test('the switch offers run_code; the card, the timeline and the Gantt nest the 
   await expect(codeMode).toBeChecked()
   await shootEachWay(page, (size, theme) => `${SHOTS}/code-mode-card-${size}-${theme}.png`, {
     prepare: () => card.scrollIntoViewIfNeeded(),
+    check: (where) => chatAxe(page, where),
   })
 
   // The inspector: the inner calls' events sit under the program's call, indented.
@@ -198,11 +212,12 @@ test('the switch offers run_code; the card, the timeline and the Gantt nest the 
   await expect(timeline).toContainText('2 inside programs')
   await shootEachWay(page, (size, theme) => `${SHOTS}/code-mode-gantt-${size}-${theme}.png`, {
     // Crossing 1100 px moves the inspector between the side and a sheet, back on its first tab.
-    prepare: async () => {
-      const tab = timeline.getByRole('tab', { name: 'Gantt' })
-      if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click()
-      await expect(inner.first()).toBeVisible()
-    },
+    // The move happens after the resize returns: retried until the Gantt shows.
+    prepare: () =>
+      expect(async () => {
+        await timeline.getByRole('tab', { name: 'Gantt' }).click({ timeout: 1000 })
+        await expect(inner.first()).toBeVisible({ timeout: 1000 })
+      }).toPass(),
   })
   expect(unexpectedErrors(consoleErrors)).toEqual([])
 })

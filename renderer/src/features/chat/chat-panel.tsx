@@ -10,7 +10,7 @@ import { ContextMeter } from './context-meter'
 import { CutBanner } from './cut-banner'
 import { RowStateContext } from './row-state'
 import type { ChatItem } from './items'
-import { itemIndexForSeq, latestPromptTokens } from './items'
+import { itemIndexForSeq, latestPromptTokens, RUN_CODE } from './items'
 import type { MessageActions } from './messages'
 import { meterWindow } from './known-windows'
 import { ModelBadge } from './model-badge'
@@ -255,7 +255,8 @@ function estimateHeight(item: ChatItem | undefined): number {
     case 'assistant':
       return 64 + Math.min(1200, Math.floor(item.text.length / 90) * 21)
     case 'tool':
-      return 140
+      // A program's card shows its code and a row per call it made.
+      return item.call.name === RUN_CODE ? 360 + 30 * (item.call.inner?.length ?? 0) : 140
     case 'changes':
       return 80 + item.files.length * 28
     case 'turn-end':

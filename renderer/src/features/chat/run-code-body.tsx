@@ -149,7 +149,9 @@ function InnerCallRow({
         )}
         <span className="tool-name">{call.mcp?.tool ?? call.name}</span>
         <code className="tool-args" title={call.argsText}>
-          {compactArgs(call.name, call.args, call.argsText, 90)}
+          {call.args === undefined && call.approval !== undefined
+            ? call.approval.description
+            : compactArgs(call.name, call.args, call.argsText, 90)}
         </code>
         <span className="spacer" />
         {call.durationMs !== undefined && (
