@@ -29,7 +29,13 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rolldownOptions: { input: { index: r('main/index.ts') } },
+      rolldownOptions: {
+        input: {
+          index: r('main/index.ts'),
+          // Code mode's worker thread, found by main/core/tools/code/sandbox.ts next to index.js.
+          'code-worker': r('main/core/tools/code/worker.ts'),
+        },
+      },
     },
   },
   preload: {
