@@ -82,15 +82,17 @@ const WASM_PAGE_BYTES = 64 * 1024
 const ENGINE_BASE_PAGES = 256
 
 /**
- * Loads the engine (the WebAssembly module) in a memory that cannot grow past its base plus
- * `heapBytes`. QuickJS's own heap limit does not count every allocation (an ArrayBuffer's bytes
- * escape it), so the bounded memory is what really holds a program's heap: past it, allocation
- * fails and the program ends with an out-of-memory error.
+ * Loads the engine (the WebAssembly module) in a memory that cannot grow past its base plus twice
+ * `heapBytes`. QuickJS's own heap limit (`heapBytes`, set on each runtime) ends most programs
+ * first, with its out-of-memory error; but it does not count every allocation (an ArrayBuffer's
+ * bytes escape it), so the bounded memory is what finally holds a program: past it, allocation
+ * fails and the program ends with the same error. Twice, so that QuickJS's own limit, with its
+ * allocator's overhead on top, fits in the memory and stays the one usually reached.
  */
 export function loadEngine(heapBytes: number): Promise<QuickJSWASMModule> {
   const memory = new WasmMemory({
     initial: ENGINE_BASE_PAGES,
-    maximum: ENGINE_BASE_PAGES + Math.ceil(heapBytes / WASM_PAGE_BYTES),
+    maximum: ENGINE_BASE_PAGES + Math.ceil((2 * heapBytes) / WASM_PAGE_BYTES),
   })
   return newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory as never }))
 }
