@@ -19,7 +19,7 @@ import { DEFAULT_CODE_MEMORY_MB, runCodeTool } from '../../main/core/tools/code/
 import { CODE_WORKER_FILE, runProgram } from '../../main/core/tools/code/sandbox.js'
 import type { FromWorker, ToWorker } from '../../main/core/tools/code/messages.js'
 import { fullAutoTools } from '../fixtures/pipeline.js'
-import { figure, percentile, time } from './figures.js'
+import { figure, percentile, printFigures, time } from './figures.js'
 import type { Figure } from './figures.js'
 
 const FILES = 10
@@ -169,7 +169,8 @@ async function engineStart(): Promise<Figure[]> {
 
 /** Starts the built worker, runs `return 1` in it, and ends it. */
 function firstProgram(file: string): Promise<void> {
-  const worker = new Worker(file, { workerData: { heapBytes: limits.memoryBytes } })
+  // No execArgv: the bench's own (tsx's loader) is not what the app's worker starts with.
+  const worker = new Worker(file, { workerData: { heapBytes: limits.memoryBytes }, execArgv: [] })
   return new Promise<void>((resolve, reject) => {
     worker.once('error', reject)
     worker.on('message', (message: FromWorker) => {
@@ -179,3 +180,6 @@ function firstProgram(file: string): Promise<void> {
     worker.postMessage(run)
   }).finally(() => void worker.terminate())
 }
+
+// Alone: `npx tsx test/bench/code-mode-bench.ts` (after `npm run build` for the built worker).
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) printFigures(await benchCodeMode())
