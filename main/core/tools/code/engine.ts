@@ -195,7 +195,7 @@ export async function runInEngine(
     if (compiled.error) {
       const error: unknown = vm.dump(compiled.error)
       compiled.error.dispose()
-      return programError(error, undefined)
+      return programError(error, undefined, limits)
     }
     const prelude = vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js'))
     const names = vm.newString(JSON.stringify(host.toolNames))
@@ -213,14 +213,14 @@ export async function runInEngine(
     if (started.error) {
       const error: unknown = vm.dump(started.error)
       started.error.dispose()
-      return programError(error, stopWith)
+      return programError(error, stopWith, limits)
     }
     promise = started.value
     pump()
     const outcome = await Promise.race([settled, stopped])
     if (stopWith) return { ok: false, ...stopWith }
     if ('code' in outcome) return { ok: false, ...outcome }
-    if (!outcome.ok) return programError(outcome.error, stopWith)
+    if (!outcome.ok) return programError(outcome.error, stopWith, limits)
     const value =
       outcome.text === '' ? undefined : (JSON.parse(outcome.text) as { value: string }).value
     return { ok: true, ...(value === undefined ? {} : { value }) }
@@ -249,7 +249,7 @@ export async function runInEngine(
 }
 
 /** The program's own failure (a throw, a syntax error, the heap limit), for the model. */
-function programError(error: unknown, stop: Stop | undefined): EngineEnd {
+function programError(error: unknown, stop: Stop | undefined, limits: ProgramLimits): EngineEnd {
   if (stop) return { ok: false, ...stop }
   const { name, message } = describe(error)
   if (/out of memory/i.test(message))
@@ -257,6 +257,13 @@ function programError(error: unknown, stop: Stop | undefined): EngineEnd {
       ok: false,
       code: 'CODE_MEMORY_LIMIT',
       message: 'The program ran out of memory (its heap is limited) and was stopped.',
+    }
+  // With no memory left even for its error, QuickJS throws nothing but null.
+  if (error === null || error === '')
+    return {
+      ok: false,
+      code: 'CODE_FAILED',
+      message: `The program threw ${error === null ? 'null' : 'an empty string'}: unless it threw that itself, it ran out of memory (its heap is limited to ${limits.memoryBytes / 1024 / 1024} MB).`,
     }
   return { ok: false, code: 'CODE_FAILED', message: `The program threw ${name}: ${message}` }
 }
