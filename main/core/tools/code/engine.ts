@@ -80,6 +80,10 @@ const WasmMemory = (
 const WASM_PAGE_BYTES = 64 * 1024
 /** What the engine itself needs before any program (its own data and stack), in pages: 16 MB. */
 const ENGINE_BASE_PAGES = 256
+/** The most memory the WebAssembly module accepts (it declares 2 GB): the largest heap limit. */
+const ENGINE_MAX_PAGES = 32_768
+/** The largest heap limit QuickJS can take here (its sizes are 32-bit): what the memory holds. */
+const MAX_HEAP_BYTES = (ENGINE_MAX_PAGES - ENGINE_BASE_PAGES) * WASM_PAGE_BYTES
 
 /**
  * Loads the engine (the WebAssembly module) in a memory that cannot grow past its base plus twice
@@ -92,7 +96,10 @@ const ENGINE_BASE_PAGES = 256
 export function loadEngine(heapBytes: number): Promise<QuickJSWASMModule> {
   const memory = new WasmMemory({
     initial: ENGINE_BASE_PAGES,
-    maximum: ENGINE_BASE_PAGES + Math.ceil((2 * heapBytes) / WASM_PAGE_BYTES),
+    maximum: Math.min(
+      ENGINE_MAX_PAGES,
+      ENGINE_BASE_PAGES + Math.ceil((2 * heapBytes) / WASM_PAGE_BYTES),
+    ),
   })
   return newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory as never }))
 }
@@ -105,7 +112,7 @@ export async function runInEngine(
   limits: ProgramLimits,
 ): Promise<EngineEnd> {
   const runtime = quickjs.newRuntime()
-  runtime.setMemoryLimit(limits.memoryBytes)
+  runtime.setMemoryLimit(Math.min(limits.memoryBytes, MAX_HEAP_BYTES))
   runtime.setMaxStackSize(STACK_BYTES)
   const vm = runtime.newContext()
   let logged = 0

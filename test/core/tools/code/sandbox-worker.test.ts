@@ -107,6 +107,14 @@ describe('runProgram off the host thread', () => {
     },
   )
 
+  it('runs with the largest heap limit the settings allow (4096 MB)', async () => {
+    const big = { ...limits, memoryBytes: 4096 * 1024 * 1024 }
+    expect(await runProgram('return "fits"', host(), big, never())).toEqual({
+      logs: [],
+      value: 'fits',
+    })
+  })
+
   it('gives each program a fresh engine, also when it reuses a worker', async () => {
     await runProgram('globalThis.left = "behind"; return 1', host(), limits, never())
     const next = await runProgram('return typeof left', host(), limits, never())
