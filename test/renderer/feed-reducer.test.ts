@@ -444,7 +444,10 @@ describe("a subagent's questions in its parent's feed", () => {
     )
     expect(ended.childApprovals).toEqual([])
     expect(
-      toSessionFeed({ ...ended, session: summary() }, new EventCache())?.childApprovals,
+      toSessionFeed(
+        { ...ended, session: summary() },
+        new EventCache(SESSION, () => Promise.reject(new Error('not read'))),
+      )?.childApprovals,
     ).toEqual([])
   })
 
