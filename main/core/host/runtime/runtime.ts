@@ -395,6 +395,7 @@ class Runtime {
         approval: config.approval,
         approvalChannel: this.approvals.channelFor(session),
         onRemember: (rule) => this.remember(session, projectDir, rule),
+        store: this.ctx.store,
         subagents: {
           store: this.ctx.store,
           approvalChannel: (child, info) =>
