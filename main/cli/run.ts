@@ -113,6 +113,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       ...(opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps }),
       codeMode,
       mcp,
+      store: opts.store,
       // A subagent's events are printed as its parent's are, named with it.
       subagents: {
         store: opts.store,

@@ -416,6 +416,7 @@ class Runtime {
         approvalChannel: this.approvals.channelFor(session),
         codeMode,
         onRemember: (rule) => this.remember(session, projectDir, rule),
+        store: this.ctx.store,
         subagents: {
           store: this.ctx.store,
           approvalChannel: (child, info) =>
