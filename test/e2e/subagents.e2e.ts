@@ -1,0 +1,141 @@
+/**
+ * Subagents through `bridle serve` and the scripted model: the parent's reply calls `task`, the
+ * child (held until the test lets it answer) says what the README is, the parent sums up. The
+ * child hangs under its parent in the session tree marked "subagent" and opens while it runs
+ * and after; the parent's chat shows the call as a subagent card whose "Open subagent" opens the
+ * child; the parent's Gantt draws the call's bar labelled with the subagent's description, and
+ * the bar's detail opens the child too. Screens: test-results/subagents-*.png (both themes, two
+ * sizes), with an axe check of the sidebar and the card.
+ */
+import AxeBuilder from '@axe-core/playwright'
+import { expect, test } from '@playwright/test'
+import type { Page } from '@playwright/test'
+import { startApp } from './app-fixture'
+import type { AppUnderTest } from './app-fixture'
+import { unexpectedErrors } from './console-errors'
+import { openInspector } from './shell-nav'
+import { shootEachWay } from './shots'
+
+const DESCRIPTION = 'Survey the readme'
+const PROMPT = 'Read README.md and say in one line what it is.'
+
+let app: AppUnderTest
+let releaseChild: () => void = () => undefined
+
+test.beforeEach(async () => {
+  const childGate = new Promise<void>((resolve) => {
+    releaseChild = resolve
+  })
+  app = await startApp({
+    script: [
+      // The parent's first step: one `task` call.
+      {
+        steps: [
+          { text: 'Asking a subagent.' },
+          {
+            toolCall: {
+              name: 'task',
+              args: JSON.stringify({ description: DESCRIPTION, prompt: PROMPT }),
+            },
+          },
+        ],
+      },
+      // The child's only step, held so the test sees it running.
+      { steps: [{ wait: childGate }, { text: 'The README is a demo project.' }] },
+      // The parent's answer, with the child's in its history.
+      { steps: [{ text: 'The subagent says: the README is a demo project.' }] },
+    ],
+  })
+})
+
+test.afterEach(async () => {
+  releaseChild()
+  await app.stop()
+})
+
+async function axeViolations(page: Page, selector: string): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).include(selector).analyze()
+  return result.violations.map(
+    (v) => `${v.id} ${v.impact}: ${v.nodes.map((n) => n.html.slice(0, 120)).join(' | ')}`,
+  )
+}
+
+test('the child is in the tree under its parent, the chat card opens it, the Gantt shows its span', async ({
+  page,
+}) => {
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text())
+  })
+  await page.setViewportSize({ width: 1440, height: 900 })
+  await page.goto(app.url)
+  const chat = page.getByRole('main', { name: 'Chat' })
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' })
+  const tree = sidebar.getByRole('tree', { name: 'Session tree' })
+
+  await page.getByRole('textbox', { name: 'Message' }).fill('What is in this project?')
+  await page.getByRole('button', { name: 'Send' }).click()
+
+  // The card, while the child runs: its description, running, and a way to the child.
+  const card = chat.getByRole('article', { name: `Subagent ${DESCRIPTION}: running` })
+  await expect(card).toBeVisible()
+  const open = card.getByRole('button', { name: 'Open subagent' })
+  await expect(open).toBeVisible()
+  const childId = (await card.getAttribute('data-subagent-id')) ?? ''
+  expect(childId).not.toBe('')
+  // The prompt is folded until asked for.
+  await expect(card.getByText(PROMPT)).toHaveCount(0)
+  await card.getByRole('button', { name: 'Show prompt' }).click()
+  await expect(card.getByLabel('Prompt given to the subagent')).toHaveText(PROMPT)
+
+  // The tree: the child under its parent, marked a subagent, not a fork.
+  const parentItem = tree.getByRole('treeitem', { name: /^What is in this project/ })
+  await expect(parentItem).toHaveAttribute('aria-expanded', 'true')
+  const group = tree.getByRole('group', { name: /^Subagents of / })
+  const childItem = group.getByRole('treeitem')
+  await expect(childItem).toHaveCount(1)
+  await expect(childItem).toHaveAccessibleName(/subagent/)
+  await expect(childItem).not.toHaveAccessibleName(/fork at/)
+  await expect(childItem).toHaveAttribute('aria-level', '2')
+  await expect(childItem).toHaveAttribute('data-session-id', childId)
+  expect(await axeViolations(page, 'aside[aria-label="Sessions"]')).toEqual([])
+  await shootEachWay(page, (size, theme) => `test-results/subagents-running-${size}-${theme}.png`)
+
+  // Opened while it runs: its own chat, the prompt as its message, the way back to its parent.
+  await open.click()
+  await expect(childItem).toHaveAttribute('aria-selected', 'true')
+  await expect(chat.getByRole('note', { name: 'Subagent origin' })).toBeVisible()
+  await expect(chat).toContainText(PROMPT)
+  releaseChild()
+  await expect(chat).toContainText('The README is a demo project.')
+
+  // Back in the parent: the card is done, with the child's answer; its link still opens it.
+  await chat.getByRole('button', { name: 'Open parent' }).click()
+  await expect(chat).toContainText('The subagent says: the README is a demo project.')
+  const done = chat.getByRole('article', { name: `Subagent ${DESCRIPTION}: done` })
+  await expect(done).toBeVisible()
+  await expect(done.getByLabel("The subagent's answer")).toContainText(
+    'The README is a demo project.',
+  )
+  expect(await axeViolations(page, `[data-subagent-id="${childId}"]`)).toEqual([])
+
+  // The Gantt: the call's bar is the subagent's span, labelled with its description.
+  const timeline = await openInspector(page, 'Timeline')
+  await timeline.getByRole('tab', { name: 'Gantt' }).click()
+  const bar = timeline.locator(`[data-testid="gantt-bar"][data-subagent-id="${childId}"]`)
+  await expect(bar).toHaveAttribute('data-label', DESCRIPTION)
+  await expect(bar).toHaveAccessibleName(new RegExp(`^subagent ${DESCRIPTION} step 1`))
+  const span =
+    Number(await bar.getAttribute('data-end')) - Number(await bar.getAttribute('data-start'))
+  expect(span).toBeGreaterThanOrEqual(0)
+  await bar.click()
+  await shootEachWay(page, (size, theme) => `test-results/subagents-done-${size}-${theme}.png`, {
+    prepare: () => openInspector(page, 'Timeline').then(() => undefined),
+  })
+  const detail = page.getByRole('region', { name: 'Event detail' })
+  await detail.getByRole('button', { name: 'Open subagent' }).click()
+  await expect(childItem).toHaveAttribute('aria-selected', 'true')
+  await expect(chat.getByRole('note', { name: 'Subagent origin' })).toBeVisible()
+
+  expect(unexpectedErrors(consoleErrors)).toEqual([])
+})
