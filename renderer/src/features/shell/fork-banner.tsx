@@ -5,7 +5,7 @@ import { useShell, useShellContext } from '../../state/shell-context'
 
 /**
  * Where a fork branched, with the way back: "Forked from <parent> at event N"; for a subagent,
- * "Subagent of <parent>" (the session whose `task` call started it). The parent's title comes
+ * "Subagent started by a task call in <parent>". The parent's title comes
  * from the list, or from `session/get` when the parent is not paged in.
  */
 export function ForkBanner({ session }: { readonly session: SessionSummary }) {
@@ -17,7 +17,7 @@ export function ForkBanner({ session }: { readonly session: SessionSummary }) {
     return (
       <div className="fork-banner" role="note" aria-label="Subagent origin">
         <span>
-          Subagent of <strong>{parentTitle ?? 'its parent'}</strong>: a task call there started it
+          Subagent started by a task call in <strong>{parentTitle ?? 'its parent'}</strong>
         </span>
         <button type="button" className="link" onClick={() => void openSession(parentId)}>
           Open parent
