@@ -168,6 +168,11 @@ export const ApprovalRequest = z.object({
    * command); one pattern per line when the command runs several programs.
    */
   grantOptions: z.array(z.string()).optional(),
+  /**
+   * Asked inside a subagent: the session and `task` call that started it, and its description.
+   * `sessionId` is the subagent's own (answer there); the parent's view shows the question too.
+   */
+  subagent: z.object({ sessionId: Id, callId: Id, description: z.string() }).optional(),
 })
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>
 

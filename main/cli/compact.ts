@@ -7,7 +7,7 @@ import type { Store } from '../core/store/index.js'
 import { sessionTokens } from '../core/tokens/index.js'
 import { connectTarget, resolveModel } from './model.js'
 import type { ModelFlags } from './model.js'
-import { endLeftoverProcess } from '../core/tools/processes.js'
+import { repairOptions } from '../core/host/runtime/subagents.js'
 
 /**
  * `bridle compact <sessionId> [--focus TEXT]`: replaces the early part of the session's view
@@ -24,7 +24,7 @@ export async function compactCommand(
   const choice = await connectTarget(resolveModel(opts), {
     ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }),
   })
-  const session = Session.open(opts.store, opts.sessionId, { endLeftoverProcess })
+  const session = Session.open(opts.store, opts.sessionId, repairOptions(opts.store))
   const controller = new AbortController()
   const onSigint = () => {
     controller.abort()
@@ -50,7 +50,7 @@ export async function uncompactCommand(
   sessionId: string,
   checkpointSeq: number,
 ): Promise<void> {
-  const session = Session.open(store, sessionId, { endLeftoverProcess })
+  const session = Session.open(store, sessionId, repairOptions(store))
   try {
     await uncompactSession(session, checkpointSeq)
   } finally {

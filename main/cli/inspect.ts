@@ -11,15 +11,21 @@ export function printSessions(store: Store, write: (line: string) => void): void
     return
   }
   const children = new Map<string | null, SessionRow[]>()
+  // A subagent sits under the session that started it (a forked one too); a fork under its parent.
   for (const row of all) {
-    const parent =
-      row.parentId !== null && all.some((s) => s.id === row.parentId) ? row.parentId : null
+    const above = row.spawnedBy?.sessionId ?? row.parentId
+    const parent = above !== null && all.some((s) => s.id === above) ? above : null
     children.set(parent, [...(children.get(parent) ?? []), row])
   }
   const visit = (parent: string | null, depth: number) => {
     const rows = [...(children.get(parent) ?? [])].sort((a, b) => b.updatedAt - a.updatedAt)
     for (const row of rows) {
-      const fork = row.forkSeq === null ? '' : ` (fork at seq ${row.forkSeq})`
+      const fork =
+        row.spawnedBy !== null
+          ? ` (subagent of call ${row.spawnedBy.callId}${row.forkSeq === null ? '' : `, forked at seq ${row.forkSeq}`})`
+          : row.forkSeq === null
+            ? ''
+            : ` (fork at seq ${row.forkSeq})`
       write(
         `${'  '.repeat(depth)}${row.id}  ${time(row.updatedAt)}  ${String(row.nextSeq).padStart(6)} events  ` +
           `${String(row.messageCount).padStart(4)} msgs  ${row.title ?? '(untitled)'}${fork}  ${row.projectDir}`,

@@ -12,7 +12,8 @@ import type { Config } from '../core/host/settings/config.js'
 import { terminalApprovals } from './approval-prompt.js'
 import { prepareCliMcp } from './mcp-setup.js'
 import { connectTarget, resolveModel } from './model.js'
-import { endLeftoverProcess } from '../core/tools/processes.js'
+import { repairOptions } from '../core/host/runtime/subagents.js'
+import type { ChildInfo } from '../core/host/runtime/subagents.js'
 
 export interface RunOptions {
   readonly store: Store
@@ -60,7 +61,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
           projectDir: realpathSync(opts.projectDir),
           model: connection.model,
         })
-      : Session.open(opts.store, opts.sessionId, { endLeftoverProcess })
+      : Session.open(opts.store, opts.sessionId, repairOptions(opts.store))
   // A continued session keeps the folder it was created for, whatever --project says.
   const projectDir = sessionProjectDir(session) ?? realpathSync(opts.projectDir)
   // Asked before the approvals take the terminal's lines.
@@ -106,6 +107,14 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       ...(opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps }),
       ...(opts.codeMode === true ? { codeMode: true } : {}),
       mcp,
+      // A subagent's events are printed as its parent's are, named with it.
+      subagents: {
+        store: opts.store,
+        started: (child, _run, info) => {
+          if (!opts.json) opts.err(`  [subagent "${info.description}": session ${child.id}]\n`)
+          return child.subscribe((event) => printer.event(child.id, event, info))
+        },
+      },
     })
   } catch (error) {
     await mcp.manager.stopAll()
@@ -158,9 +167,13 @@ function terminalPrinter(opts: RunOptions) {
     if (!cursor.atLineStart) write('\n')
     opts.err(`${text}\n`)
   }
-  const event = (sessionId: string, event: LogEvent) => {
+  const event = (sessionId: string, event: LogEvent, child?: ChildInfo) => {
     if (opts.json) {
       opts.out(`${JSON.stringify({ session: sessionId, ...event })}\n`)
+      return
+    }
+    if (child) {
+      childEvent(event, child)
       return
     }
     if (event.type === 'tool/call')
@@ -174,6 +187,17 @@ function terminalPrinter(opts: RunOptions) {
     if (event.type === 'error') note(`  ! ${event.data.code}: ${event.data.message}`)
     if (event.type === 'notice') note(`  ! ${event.data.code}: ${event.data.message}`)
     if (event.type === 'step/end' && !cursor.atLineStart) write('\n')
+  }
+  /** A subagent's calls and failures, indented under its parent's `task` call. */
+  const childEvent = (event: LogEvent, child: ChildInfo) => {
+    const tag = `    [${child.description}]`
+    if (event.type === 'tool/call')
+      note(`${tag} -> ${event.data.name} ${JSON.stringify(event.data.args)}`)
+    if (event.type === 'tool/result' && !event.data.ok)
+      note(`${tag} <- ${event.data.error.code}: ${event.data.error.message}`)
+    if (event.type === 'error' || event.type === 'notice')
+      note(`${tag} ! ${event.data.code}: ${event.data.message}`)
+    if (event.type === 'turn/end') note(`${tag} done (${event.data.reason})`)
   }
   /** Ends a plain answer's last line. */
   const endLine = () => {

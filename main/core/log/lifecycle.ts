@@ -11,6 +11,8 @@ interface CallState {
   readonly name: string
   status: CallStatus
   process?: CallProcess
+  /** The session `subagent/started` named for this call (a `task` call's child). */
+  subagent?: string
   /** The running call this one was made from (a program's inner call), if linked. */
   readonly parent?: string
 }
@@ -20,6 +22,8 @@ export interface PendingCall {
   readonly name: string
   readonly isStarted: boolean
   readonly process?: CallProcess
+  /** The child session the call started, when it is a subagent's `task` call. */
+  readonly subagent?: string
   readonly parent?: string
 }
 
@@ -113,6 +117,7 @@ export class Lifecycle {
         name: call.name,
         isStarted: call.status === 'called',
         ...(call.process ? { process: call.process } : {}),
+        ...(call.subagent === undefined ? {} : { subagent: call.subagent }),
         ...(call.parent === undefined ? {} : { parent: call.parent }),
       }))
   }
@@ -328,6 +333,11 @@ export class Lifecycle {
       case 'process/started': {
         const call = s.calls.get(event.data.callId)
         if (call) call.process = { ...event.data }
+        break
+      }
+      case 'subagent/started': {
+        const call = s.calls.get(event.data.callId)
+        if (call) call.subagent = String(event.data.sessionId)
         break
       }
       default:

@@ -72,6 +72,8 @@ export interface OpenSessionOptions extends SessionOptions {
 export interface LeftoverCall {
   readonly callId: string
   readonly name: string
+  /** The child session `subagent/started` named for it, when it started a subagent. */
+  readonly subagent?: string
 }
 
 /** What crash repair learnt of a leftover call: its result after all, or a note on it. */
@@ -398,7 +400,11 @@ export class Session {
         )
         continue
       }
-      const outcome = opts.settleLeftoverCall?.(this.id, { callId: call.callId, name: call.name })
+      const outcome = opts.settleLeftoverCall?.(this.id, {
+        callId: call.callId,
+        name: call.name,
+        ...(call.subagent === undefined ? {} : { subagent: call.subagent }),
+      })
       if (outcome === undefined) continue
       if ('note' in outcome) notes.set(call.callId, outcome.note)
       else

@@ -584,3 +584,69 @@ export default {
     expect(chatRequests(server)).toHaveLength(0)
   })
 })
+
+describe('subagents in the app', () => {
+  it("runs a task's child as a session of its own: listed as running, events forwarded, its approval named with it in the parent's list", async () => {
+    const task = call0('t1', 'task', { description: 'make the file', prompt: 'child: touch it' })
+    server.enqueue(
+      task,
+      call0('c1', 'bash', { command: 'touch child.txt' }),
+      'Child made it.',
+      'Parent done.',
+    )
+    const parentId = newSession()
+    await call('turn/send', { sessionId: parentId, requestId: 'r1', text: 'delegate' })
+    const request = await waitFor(() => heardOf('approval/request')[0], 'approval/request')
+    const child = store.listSpawned(parentId)[0]
+    expect(child?.spawnedBy).toEqual({ sessionId: parentId, callId: 't1' })
+    expect(request).toMatchObject({
+      sessionId: child?.id,
+      callId: 'c1',
+      tool: 'bash',
+      subagent: { sessionId: parentId, callId: 't1', description: 'make the file' },
+    })
+    // The parent's view lists its child's question; the child is running and refuses input.
+    expect(service.pendingApprovals(parentId)).toEqual([request])
+    expect(service.isRunning(child?.id ?? '')).toBe(true)
+    await expect(
+      call('turn/send', { sessionId: child?.id ?? '', requestId: 'x', text: 'hello' }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' })
+    expect(
+      await call('approval/respond', {
+        sessionId: child?.id ?? '',
+        callId: 'c1',
+        decision: 'allow',
+      }),
+    ).toEqual({ accepted: true })
+    await waitForTurnEnd(parentId)
+    expect(existsSync(join(project, 'child.txt'))).toBe(true)
+    // The child's own events were forwarded under its id while it ran.
+    expect(forwarded(child?.id ?? '').map((event) => event.type)).toContain('tool/result')
+    const result = forwarded(parentId).find((event) => event.type === 'tool/result')
+    expect(result?.data).toMatchObject({ callId: 't1', ok: true, output: 'Child made it.' })
+    expect(service.isRunning(child?.id ?? '')).toBe(false)
+    // Once done, the child is an ordinary session: it can be continued.
+    server.enqueue('Still here.')
+    await call('turn/send', { sessionId: child?.id ?? '', requestId: 'r2', text: 'and now?' })
+    await waitForTurnEnd(child?.id ?? '', 2)
+  })
+
+  it('turn/cancel on a running child stops it; the parent hears it was stopped and goes on', async () => {
+    const task = call0('t1', 'task', { description: 'wait', prompt: 'child: wait' })
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => (release = resolve))
+    server.enqueue(task, { steps: [{ text: 'waiting' }, { wait: held }] }, 'Parent goes on.')
+    const parentId = newSession()
+    await call('turn/send', { sessionId: parentId, requestId: 'r1', text: 'delegate' })
+    const childId = await waitFor(() => store.listSpawned(parentId)[0]?.id, 'the child')
+    await waitFor(() => service.isRunning(childId), 'the child running')
+    // The child's request reached the server (and holds there) before the stop.
+    await waitFor(() => chatRequests(server).length === 2, "the child's request")
+    expect(await call('turn/cancel', { sessionId: childId })).toEqual({ wasRunning: true })
+    await waitForTurnEnd(parentId)
+    release()
+    const result = forwarded(parentId).find((event) => event.type === 'tool/result')
+    expect(result?.data).toMatchObject({ ok: false, error: { code: 'SUBAGENT_STOPPED' } })
+    expect(turnEnds(parentId)[0]?.data).toEqual({ reason: 'completed' })
+  })
+})

@@ -47,6 +47,8 @@ import { OutputSpill, outputCapForWindow } from '../../tools/spill.js'
 import { SnapshotStore } from '../../workspace/snapshot.js'
 import { TurnWorkspace } from '../../workspace/turn-workspace.js'
 import type { Config } from '../settings/config.js'
+import { subagentLimits, TASK, taskTool } from './subagents.js'
+import type { SubagentHost } from './subagents.js'
 
 /**
  * The model a session talks to; `contextWindow` undefined means nothing compacts by itself
@@ -100,6 +102,18 @@ export interface AgentSetupOptions {
    * `config.codeMode`), and the system prompt explains it with the tools' typed signatures.
    */
   readonly codeMode?: boolean
+  /**
+   * Subagents: the agent gets the `task` tool (while `depth` is below config's
+   * `subagents.maxDepth`), each call a child session in this store. Absent: no `task`.
+   */
+  readonly subagents?: SubagentHost
+  /** How deep this session is among subagents: 0 (default) for one the user started. */
+  readonly depth?: number
+  /**
+   * Only these tools (a subagent given a subset): the others are not registered, and neither are
+   * MCP servers' tools. `read_output` and `recall` stay, as a capped output needs them.
+   */
+  readonly onlyTools?: readonly string[]
 }
 
 /** Every hook an agent's plugins may join: the loop's and the tool pipeline's (kernel/README.md). */
@@ -241,13 +255,15 @@ async function toolSide(
     outputCapForWindow(window.tokens),
   )
   const sandbox = await sessionSandbox(opts)
-  for (const tool of [
+  const only = opts.onlyTools === undefined ? undefined : new Set(opts.onlyTools)
+  const own = [
     ...builtinTools({ bash: { env: opts.env, sandbox, secrets: knownSecrets(opts) } }),
-    readOutputTool(spill),
-    recallTool(() => session),
     ...(opts.codeMode === true ? [runCodeTool(opts.config.codeMode)] : []),
-  ])
+  ].filter((tool) => only === undefined || only.has(tool.name))
+  for (const tool of [...own, readOutputTool(spill), recallTool(() => session)])
     registry.register(tool)
+  const task = subagentTool(opts, registry)
+  if (task) registry.register(task)
   const approvals = new ApprovalPolicy(
     opts.approval,
     approvalRulesFor(opts.config, projectDir),
@@ -329,6 +345,42 @@ async function assembleAgent(
       ...(opts.model.raiseHint === undefined ? {} : { raiseHint: opts.model.raiseHint }),
     },
     compactForOverflow: (signal) => compactForOverflow(opts, tokens, window, signal),
+  })
+}
+
+/**
+ * The `task` tool, when this agent may start subagents: a child gets the same settings, model,
+ * approval mode, sandbox and plugins, one level deeper, with the tools and model the call names.
+ */
+function subagentTool(opts: AgentSetupOptions, registry: ToolRegistry) {
+  const host = opts.subagents
+  const limits = subagentLimits(opts.config)
+  const depth = opts.depth ?? 0
+  if (host === undefined || depth >= limits.maxDepth) return undefined
+  return taskTool({
+    parent: opts.session,
+    host,
+    depth,
+    limits,
+    model: opts.model.model,
+    toolNames: () =>
+      registry
+        .view()
+        .map((tool) => tool.name)
+        .filter((name) => name !== TASK),
+    ...(opts.approvalChannel === undefined ? {} : { approvalChannel: opts.approvalChannel }),
+    setupChild: async (child, how) => {
+      const setup = await setupAgent({
+        ...opts,
+        session: child,
+        depth: how.depth,
+        model: how.model === undefined ? opts.model : { ...opts.model, model: how.model },
+        ...(limits.maxSteps === undefined ? {} : { maxSteps: limits.maxSteps }),
+        ...(how.tools === undefined ? {} : { onlyTools: how.tools, mcp: undefined }),
+        approvalChannel: how.approvalChannel,
+      })
+      return { agent: setup.agent, dispose: setup.dispose }
+    },
   })
 }
 

@@ -36,7 +36,14 @@ export class ApprovalBridge {
    * it rejects when `signal` aborts (the policy then records the call as cancelled) and the
    * question leaves `pending` either way.
    */
-  channelFor(session: Session): ApprovalChannel {
+  channelFor(
+    session: Session,
+    subagent?: {
+      readonly sessionId: string
+      readonly callId: string
+      readonly description: string
+    },
+  ): ApprovalChannel {
     return (request, signal) =>
       new Promise<ApprovalDecision>((resolve, reject) => {
         if (signal.aborted) {
@@ -56,6 +63,7 @@ export class ApprovalBridge {
           ...(request.grantOptions && request.grantOptions.length > 0
             ? { grantOptions: [...request.grantOptions] }
             : {}),
+          ...(subagent === undefined ? {} : { subagent: { ...subagent } }),
         }
         const forget = () => {
           signal.removeEventListener('abort', onAbort)
@@ -77,9 +85,17 @@ export class ApprovalBridge {
       })
   }
 
-  /** The questions waiting in a session, oldest first (so a reloaded UI can show them again). */
+  /**
+   * The questions waiting in a session, oldest first (so a reloaded UI can show them again), then
+   * those its subagents asked.
+   */
   pending(sessionId: string): BridgeApprovalRequest[] {
-    return [...(this.waiting.get(sessionId)?.values() ?? [])].map((w) => w.request)
+    const own = [...(this.waiting.get(sessionId)?.values() ?? [])].map((w) => w.request)
+    const children = [...this.waiting.entries()]
+      .filter(([id]) => id !== sessionId)
+      .flatMap(([, calls]) => [...calls.values()].map((w) => w.request))
+      .filter((request) => request.subagent?.sessionId === sessionId)
+    return [...own, ...children]
   }
 
   /**

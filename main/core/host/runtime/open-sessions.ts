@@ -10,7 +10,7 @@ import type { LogEvent } from '../../log/index.js'
 import type { Store } from '../../store/index.js'
 import { StoreError } from '../../store/index.js'
 import { HostError } from '../host.js'
-import { endLeftoverProcess } from '../../tools/processes.js'
+import { repairOptions } from './subagents.js'
 
 /** Sends a notification; must not throw (see `safeNotifier`). */
 export type Notify = <T extends TopicName>(topic: T, payload: NotificationOf<T>) => void
@@ -49,8 +49,31 @@ export class OpenSessions<Extra extends object> {
   get(sessionId: string): { readonly session: Session; readonly extra: Extra } {
     const known = this.open.get(sessionId)
     if (known) return known
-    const session = openForWriting(this.store, sessionId)
-    const entry = { session, extra: this.fresh(session) }
+    return this.hold(openForWriting(this.store, sessionId), this.fresh)
+  }
+
+  /**
+   * Holds a session someone else opened for writing (a subagent's, opened by its parent's `task`
+   * call) with the given state, forwarding its events, until `release`.
+   */
+  adopt(session: Session, extra: (session: Session) => Extra): { readonly extra: Extra } {
+    if (this.open.has(session.id)) throw new Error(`session ${session.id} is already open`)
+    return this.hold(session, extra)
+  }
+
+  /** Stops holding an adopted session without closing it (its opener closes it). */
+  release(sessionId: string): void {
+    this.stops.get(sessionId)?.()
+    this.stops.delete(sessionId)
+    this.open.delete(sessionId)
+  }
+
+  private hold(
+    session: Session,
+    extra: (session: Session) => Extra,
+  ): { readonly session: Session; readonly extra: Extra } {
+    const sessionId = session.id
+    const entry = { session, extra: extra(session) }
     this.open.set(sessionId, entry)
     // What the previous forwarded event was, so a client can tell a real gap from the chunks
     // that are never forwarded.
@@ -125,7 +148,7 @@ function lastForwardedSeq(session: Session): number {
 function openForWriting(store: Store, sessionId: string): Session {
   if (!store.getSession(sessionId)) throw new HostError('NOT_FOUND', `no session ${sessionId}`)
   try {
-    return Session.open(store, sessionId, { endLeftoverProcess })
+    return Session.open(store, sessionId, repairOptions(store))
   } catch (error) {
     if (error instanceof StoreError && error.code === 'NO_SUCH_SESSION')
       throw new HostError('NOT_FOUND', `no session ${sessionId}`)

@@ -31,6 +31,8 @@ import type {
 } from '../services.js'
 import { AgentUnavailable, recordCancelledStart, recordFailedStart } from './turn-start.js'
 import { askTitle, watchTitles } from './titles.js'
+import type { ChildInfo, ChildRun } from './subagents.js'
+import type { Agent } from '../../loop/agent.js'
 
 export interface RuntimeOptions {
   /** The environment tools get a scrubbed copy of; default `process.env`. */
@@ -55,6 +57,8 @@ interface Live {
   cancels: number
   /** Stops titling the session (runtime/titles.ts) and abandons a title request in flight. */
   stopTitles: () => void
+  /** A subagent while its parent's `task` call runs it: that call owns its agent and session. */
+  child?: { readonly run: ChildRun; readonly info: ChildInfo }
 }
 
 interface LiveAgent {
@@ -87,7 +91,10 @@ export function createRuntime(
   return {
     service: {
       session: (sessionId) => runtime.sessions.get(sessionId).session,
-      isRunning: (sessionId) => runtime.sessions.peek(sessionId)?.run !== undefined,
+      isRunning: (sessionId) => {
+        const live = runtime.sessions.peek(sessionId)
+        return live?.run !== undefined || live?.child !== undefined
+      },
       pendingApprovals: (sessionId) => runtime.approvals.pending(sessionId),
       contextWindow: (sessionId) => runtime.sessions.peek(sessionId)?.built?.setup.window.tokens,
       profile: (sessionId) => runtime.profile(sessionId),
@@ -152,6 +159,7 @@ class Runtime {
       throw new HostError('CONFLICT', 'this session is in the trash: restore it to continue it')
     }
     const live = this.sessions.get(input.sessionId).extra
+    this.checkNotChild(live)
     const duplicate = { accepted: false, reason: `request ${input.requestId} was already sent` }
     if (live.session.hasRequest(input.requestId)) return duplicate
     let agent: LiveAgent
@@ -259,8 +267,14 @@ class Runtime {
         throw new HostError('NOT_FOUND', `no session ${sessionId}`)
       return { wasRunning: false }
     }
-    const wasRunning = live.run !== undefined || live.compaction !== undefined || live.starting > 0
+    const wasRunning =
+      live.run !== undefined ||
+      live.compaction !== undefined ||
+      live.starting > 0 ||
+      live.child !== undefined
     live.cancels++
+    // A subagent stops alone; its parent's call then returns that it was stopped.
+    live.child?.run.stop()
     live.built?.setup.agent.cancel()
     live.compaction?.controller.abort()
     return { wasRunning }
@@ -381,21 +395,22 @@ class Runtime {
         approval: config.approval,
         approvalChannel: this.approvals.channelFor(session),
         onRemember: (rule) => this.remember(session, projectDir, rule),
+        subagents: {
+          store: this.ctx.store,
+          approvalChannel: (child, info) =>
+            this.approvals.channelFor(child, {
+              sessionId: info.parentSessionId,
+              callId: info.callId,
+              description: info.description,
+            }),
+          started: (child, run, info) => this.adoptChild(child, run, info),
+        },
         ...(this.mcp ? { mcp: this.mcp.agentMcp(projectDir) } : {}),
       })
     } catch (error) {
       throw AgentUnavailable.setupFailed(error)
     }
-    setup.agent.onDelta(({ turn, step, delta }) => {
-      if (delta.kind === 'tool-call') return
-      this.notify('stream/delta', {
-        sessionId: session.id,
-        turn,
-        step,
-        kind: delta.kind,
-        text: delta.kind === 'text-is-reasoning' ? '' : delta.text,
-      })
-    })
+    this.forwardDeltas(session.id, setup.agent)
     live.built = {
       setup,
       model,
@@ -405,6 +420,41 @@ class Runtime {
       ref,
     }
     return live.built
+  }
+
+  /** Forwards the agent's streamed text as `stream/delta`; returns the disposer. */
+  private forwardDeltas(sessionId: string, agent: Agent): () => void {
+    return agent.onDelta(({ turn, step, delta }) => {
+      if (delta.kind === 'tool-call') return
+      this.notify('stream/delta', {
+        sessionId,
+        turn,
+        step,
+        kind: delta.kind,
+        text: delta.kind === 'text-is-reasoning' ? '' : delta.text,
+      })
+    })
+  }
+
+  /**
+   * A subagent's session, while its parent's `task` call runs it: listed as running, its events
+   * and streamed text forwarded like any session's, a send to it refused. Returns the release.
+   */
+  private adoptChild(child: Session, run: ChildRun, info: ChildInfo): () => void {
+    this.sessions.adopt(child, (session) => ({
+      session,
+      starting: 0,
+      cancels: 0,
+      stopTitles: () => {},
+      child: { run, info },
+    }))
+    const stopDeltas = this.forwardDeltas(child.id, run.agent)
+    this.notify('sessions/changed', { sessionIds: [child.id, info.parentSessionId] })
+    return () => {
+      stopDeltas()
+      this.sessions.release(child.id)
+      this.notify('sessions/changed', { sessionIds: [child.id, info.parentSessionId] })
+    }
   }
 
   /**
@@ -488,7 +538,16 @@ class Runtime {
       throw new HostError('CONFLICT', 'Bridle is closing; try again after it restarts')
   }
 
+  private checkNotChild(live: Live): void {
+    if (live.child)
+      throw new HostError(
+        'CONFLICT',
+        `this subagent is working for its parent session's task "${live.child.info.description}"; wait for it to finish, or stop it`,
+      )
+  }
+
   private checkIdle(live: Live, doing: string): void {
+    this.checkNotChild(live)
     if (live.run)
       throw new HostError(
         'CONFLICT',
