@@ -130,7 +130,12 @@ test('the child is in the tree under its parent, the chat card opens it, the Gan
   expect(span).toBeGreaterThanOrEqual(0)
   await bar.click()
   await shootEachWay(page, (size, theme) => `test-results/subagents-done-${size}-${theme}.png`, {
-    prepare: () => openInspector(page, 'Timeline').then(() => undefined),
+    // A resize across the narrow width moves the inspector into a sheet (or back): open its Gantt.
+    prepare: async () => {
+      const panel = await openInspector(page, 'Timeline')
+      await panel.getByRole('tab', { name: 'Gantt' }).click()
+      await expect(panel.locator(`[data-subagent-id="${childId}"]`)).toBeVisible()
+    },
   })
   const detail = page.getByRole('region', { name: 'Event detail' })
   await detail.getByRole('button', { name: 'Open subagent' }).click()
