@@ -260,10 +260,10 @@ function ForkButton({
 }
 
 function describe(session: SessionSummary): string {
-  const parts = [
-    `${session.messageCount} message${session.messageCount === 1 ? '' : 's'}`,
-    formatAge(session.updatedAt, Date.now()),
-  ]
+  const messages = `${session.messageCount} message${session.messageCount === 1 ? '' : 's'}`
+  // A subagent's row is narrow (nested, with its badge): its parent's row says when.
+  if (isSubagent(session)) return messages
+  const parts = [messages, formatAge(session.updatedAt, Date.now())]
   // A subagent seeded with its parent's history has a fork point too, but is not a fork.
   if (session.forkSeq !== null && !isSubagent(session)) parts.unshift(`fork at #${session.forkSeq}`)
   return parts.join(' · ')
