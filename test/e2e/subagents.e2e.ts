@@ -22,30 +22,8 @@ const PROMPT = 'Read README.md and say in one line what it is.'
 let app: AppUnderTest
 let releaseChild: () => void = () => undefined
 
-test.beforeEach(async () => {
-  const childGate = new Promise<void>((resolve) => {
-    releaseChild = resolve
-  })
-  app = await startApp({
-    script: [
-      // The parent's first step: one `task` call.
-      {
-        steps: [
-          { text: 'Asking a subagent.' },
-          {
-            toolCall: {
-              name: 'task',
-              args: JSON.stringify({ description: DESCRIPTION, prompt: PROMPT }),
-            },
-          },
-        ],
-      },
-      // The child's only step, held so the test sees it running.
-      { steps: [{ wait: childGate }, { text: 'The README is a demo project.' }] },
-      // The parent's answer, with the child's in its history.
-      { steps: [{ text: 'The subagent says: the README is a demo project.' }] },
-    ],
-  })
+const taskCall = (description: string, prompt: string) => ({
+  toolCall: { name: 'task', args: JSON.stringify({ description, prompt }) },
 })
 
 test.afterEach(async () => {
@@ -63,6 +41,19 @@ async function axeViolations(page: Page, selector: string): Promise<string[]> {
 test('the child is in the tree under its parent, the chat card opens it, the Gantt shows its span', async ({
   page,
 }) => {
+  const childGate = new Promise<void>((resolve) => {
+    releaseChild = resolve
+  })
+  app = await startApp({
+    script: [
+      // The parent's first step: one `task` call.
+      { steps: [{ text: 'Asking a subagent.' }, taskCall(DESCRIPTION, PROMPT)] },
+      // The child's only step, held so the test sees it running.
+      { steps: [{ wait: childGate }, { text: 'The README is a demo project.' }] },
+      // The parent's answer, with the child's in its history.
+      { steps: [{ text: 'The subagent says: the README is a demo project.' }] },
+    ],
+  })
   const consoleErrors: string[] = []
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(message.text())
@@ -143,4 +134,55 @@ test('the child is in the tree under its parent, the chat card opens it, the Gan
   await expect(chat.getByRole('note', { name: 'Subagent origin' })).toBeVisible()
 
   expect(unexpectedErrors(consoleErrors)).toEqual([])
+})
+
+test("a subagent's question shows in its parent's chat, named with it, and is answered there", async ({
+  page,
+}) => {
+  app = await startApp({
+    script: [
+      { steps: [taskCall('Reset the tree', 'Reset the work tree to HEAD.')] },
+      // The child asks for a command the default mode always asks about.
+      {
+        steps: [
+          { toolCall: { id: 'call_0', name: 'bash', args: '{"command":"git reset --hard"}' } },
+        ],
+      },
+      { steps: [{ text: 'I was not allowed to reset.' }] },
+      { steps: [{ text: 'The subagent could not reset.' }] },
+    ],
+  })
+  await page.setViewportSize({ width: 1440, height: 900 })
+  await page.goto(app.url)
+  const chat = page.getByRole('main', { name: 'Chat' })
+  await page.getByRole('textbox', { name: 'Message' }).fill('Reset everything')
+  await page.getByRole('button', { name: 'Send' }).click()
+
+  const card = chat.getByRole('article', { name: 'Subagent Reset the tree: running' })
+  await expect(card).toBeVisible()
+  const prompt = chat.getByRole('group', { name: 'Approve bash for the subagent Reset the tree' })
+  await expect(prompt).toContainText('Asked by the subagent Reset the tree')
+  await expect(prompt).toContainText('git reset --hard')
+  await shootEachWay(
+    page,
+    (size, theme) => `test-results/subagents-approval-${size}-${theme}.png`,
+    {
+      prepare: () => prompt.scrollIntoViewIfNeeded(),
+    },
+  )
+  await prompt.getByRole('button', { name: 'Deny…' }).click()
+  await prompt.getByRole('textbox', { name: 'Reason for denying' }).fill('keep my changes')
+  await prompt.getByRole('button', { name: 'Deny', exact: true }).click()
+  // Answered in the child's session: the question leaves the parent, the turns go on.
+  await expect(prompt).toHaveCount(0)
+  await expect(chat).toContainText('The subagent could not reset.')
+  const done = chat.getByRole('article', { name: 'Subagent Reset the tree: done' })
+  await expect(done.getByLabel("The subagent's answer")).toContainText(
+    'I was not allowed to reset.',
+  )
+  // The child's log holds the decision.
+  await done.getByRole('button', { name: 'Open subagent' }).click()
+  const denied = chat.locator('[data-call-id="call_0"]')
+  await expect(denied).toHaveAttribute('aria-label', 'Tool bash: denied')
+  await expect(denied).toContainText('keep my changes')
 })

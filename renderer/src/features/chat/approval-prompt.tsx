@@ -42,7 +42,20 @@ export function ApprovalPrompt({ api, request }: ApprovalPromptProps) {
   }
 
   return (
-    <div className="approval" role="group" aria-label={`Approve ${request.tool}`}>
+    <div
+      className="approval"
+      role="group"
+      aria-label={
+        request.subagent === undefined
+          ? `Approve ${request.tool}`
+          : `Approve ${request.tool} for the subagent ${request.subagent.description}`
+      }
+    >
+      {request.subagent !== undefined && (
+        <p className="approval-asker">
+          Asked by the subagent <strong>{request.subagent.description}</strong>
+        </p>
+      )}
       <p className="approval-question">
         <strong>Allow this {request.tool} call?</strong> {request.description}
       </p>

@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { ApprovalRequest } from '../../../../protocol/contract'
 import { callKey } from '../../state/event-selectors'
+import { approvalKey } from '../../state/feed-reducer'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'
@@ -54,10 +55,12 @@ export function ChatPanel({
   )
   const pendingByCall = useMemo(() => {
     const byCall = new Map<string, ApprovalRequest>()
-    for (const request of feed.pendingApprovals) byCall.set(callKey(request), request)
+    // A subagent's questions (asked in its own session) have no card here: they go below.
+    for (const request of feed.pendingApprovals)
+      if (request.sessionId === sessionId) byCall.set(callKey(request), request)
     return byCall
-  }, [feed.pendingApprovals])
-  const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
+  }, [feed.pendingApprovals, sessionId])
+  const orphanApprovals = useOrphanApprovals(sessionId, items, feed.pendingApprovals)
   const promptTokens = useMemo(() => latestPromptTokens(feed.events), [feed.events])
   const contextWindow = useMemo(
     () => meterWindow(feed.events, feed.contextWindow),
@@ -164,7 +167,7 @@ export function ChatPanel({
             })}
           </div>
           {orphanApprovals.map((request) => (
-            <div key={callKey(request)} className="chat-tail">
+            <div key={approvalKey(request)} className="chat-tail">
               <ApprovalPrompt api={api} request={request} />
             </div>
           ))}
@@ -193,8 +196,12 @@ function EmptyState({ isLoading }: { readonly isLoading: boolean }) {
   )
 }
 
-/** Pending requests whose call has no card yet (the notification came before the event). */
+/**
+ * Pending requests whose call has no card yet (the notification came before the event), and
+ * the questions of this session's subagents, whose calls are in their own sessions.
+ */
 function useOrphanApprovals(
+  sessionId: string,
   items: readonly ChatItem[],
   pending: readonly ApprovalRequest[],
 ): readonly ApprovalRequest[] {
@@ -202,8 +209,10 @@ function useOrphanApprovals(
     if (pending.length === 0) return []
     const known = new Set<string>()
     for (const item of items) if (item.kind === 'tool') known.add(item.call.key)
-    return pending.filter((request) => !known.has(callKey(request)))
-  }, [items, pending])
+    return pending.filter(
+      (request) => request.sessionId !== sessionId || !known.has(callKey(request)),
+    )
+  }, [sessionId, items, pending])
 }
 
 /** A first guess at a row's height before it is measured; closer guesses mean less jumping. */
