@@ -90,7 +90,11 @@ test('the child is in the tree under its parent, the chat card opens it, the Gan
   await expect(childItem).toHaveAttribute('aria-level', '2')
   await expect(childItem).toHaveAttribute('data-session-id', childId)
   expect(await axeViolations(page, 'aside[aria-label="Sessions"]')).toEqual([])
-  await shootEachWay(page, (size, theme) => `test-results/subagents-running-${size}-${theme}.png`)
+  await shootEachWay(page, (size, theme) => `test-results/subagents-running-${size}-${theme}.png`, {
+    check: async (where) => {
+      expect(await axeViolations(page, 'main[aria-label="Chat"]'), where).toEqual([])
+    },
+  })
 
   // Opened while it runs: its own chat, the prompt as its message, the way back to its parent.
   await open.click()
@@ -168,6 +172,9 @@ test("a subagent's question shows in its parent's chat, named with it, and is an
     (size, theme) => `test-results/subagents-approval-${size}-${theme}.png`,
     {
       prepare: () => prompt.scrollIntoViewIfNeeded(),
+      check: async (where) => {
+        expect(await axeViolations(page, 'main[aria-label="Chat"]'), where).toEqual([])
+      },
     },
   )
   await prompt.getByRole('button', { name: 'Deny…' }).click()
