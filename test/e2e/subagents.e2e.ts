@@ -4,8 +4,9 @@
  * child hangs under its parent in the session tree marked "subagent" and opens while it runs
  * and after; the parent's chat shows the call as a subagent card whose "Open subagent" opens the
  * child; the parent's Gantt draws the call's bar labelled with the subagent's description, and
- * the bar's detail opens the child too. Screens: test-results/subagents-*.png (both themes, two
- * sizes), with an axe check of the sidebar and the card.
+ * the bar's detail opens the child too. A child's approval question shows in the parent's chat,
+ * named with the subagent, and a denial given there reaches the child's log. Screens:
+ * test-results/subagents-*.png (both themes, two sizes), with axe checks of the chat.
  */
 import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
