@@ -29,7 +29,16 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rolldownOptions: { input: { index: r('main/index.ts') } },
+      rolldownOptions: {
+        input: {
+          index: r('main/index.ts'),
+          // Code mode's worker thread, found by main/core/tools/code/sandbox.ts next to index.js.
+          'code-worker': r('main/core/tools/code/worker.ts'),
+        },
+        // Every file of the main bundle in one folder, chunks too: the code that starts the
+        // worker finds it beside its own file, wherever the bundler puts that code.
+        output: { chunkFileNames: '[name]-[hash].js' },
+      },
     },
   },
   preload: {

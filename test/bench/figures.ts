@@ -1,10 +1,14 @@
-/** One measured figure. `target` is a human-readable goal; `ok` says whether it was met. */
+/**
+ * One measured figure. `target` is a human-readable goal; `ok` says whether it was met;
+ * `description`, when given, says in a sentence what was measured.
+ */
 export interface Figure {
   readonly name: string
   readonly value: number
   readonly unit: string
   readonly target: string | null
   readonly ok: boolean
+  readonly description?: string
 }
 
 export function figure(
@@ -12,6 +16,7 @@ export function figure(
   value: number,
   unit: string,
   target?: { text: string; isMet: boolean },
+  opts: { description?: string } = {},
 ): Figure {
   return {
     name,
@@ -19,6 +24,7 @@ export function figure(
     unit,
     target: target?.text ?? null,
     ok: target?.isMet ?? true,
+    ...(opts.description === undefined ? {} : { description: opts.description }),
   }
 }
 
@@ -50,5 +56,6 @@ export function printFigures(figures: readonly Figure[]): void {
     const value = `${f.value.toLocaleString('en', { maximumFractionDigits: 3 })} ${f.unit}`
     const verdict = f.target === null ? '' : `${f.ok ? 'ok  ' : 'MISS'} target ${f.target}`
     console.log(`${f.name.padEnd(width)}  ${value.padStart(18)}  ${verdict}`)
+    if (f.description !== undefined) console.log(`  ${f.description}`)
   }
 }

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { benchBridge } from './bridge-bench.js'
 import { browserBenchUnavailable } from './browser.js'
 import { benchChat } from './chat-bench.js'
+import { benchCodeMode } from './code-mode-bench.js'
 import { printFigures } from './figures.js'
 import type { Figure } from './figures.js'
 import { benchInspector } from './inspector-bench.js'
@@ -24,6 +25,7 @@ const figures: Figure[] = [
   ...(await benchTokens()),
   ...(await benchLocalModels()),
   ...(await benchSafety()),
+  ...(await benchCodeMode()),
 ]
 // The renderer in Chromium: a 10k-message chat and a 200k-event inspector (`npm run bench`
 // builds the renderer first).

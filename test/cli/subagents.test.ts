@@ -43,6 +43,17 @@ const asked = (body: Body): string =>
     .map((m) => m.content as string)
     .join('\n')
 
+/** The latest input in a request (not the turn's context, which Bridle adds). */
+const latest = (body: Body): string =>
+  body.messages
+    .filter(
+      (m) =>
+        m.role === 'user' &&
+        typeof m.content === 'string' &&
+        !m.content.startsWith('Context at the start'),
+    )
+    .at(-1)?.content ?? ''
+
 /**
  * A model that answers by what it is asked: the parent (`go`) calls `task` as `plan` says, then
  * sums up its tool results; a child answers by `children[its prompt]`.
@@ -53,7 +64,7 @@ function model(
 ) {
   return (request: unknown): ScriptedResponse | string => {
     const body = request as Body
-    const words = asked(body)
+    const words = latest(body)
     for (const [prompt, answer] of Object.entries(children))
       if (words.includes(prompt)) return answer(body)
     const results = body.messages.filter((m) => m.role === 'tool')
@@ -186,6 +197,50 @@ describe('bridle run: the task tool', () => {
     expect(lines[parentLine + 1]).toMatch(
       new RegExp(`^  ${child?.id}\\b.*find the word \\(subagent of call t1\\)`),
     )
+  }, 60_000)
+
+  it('fork mode seeds the child with the finished turns; a tool subset limits its tools; an unknown tool is refused', async () => {
+    await serve(
+      model(
+        {
+          steps: [
+            task('f1', 'recall it', 'child: what is the code?', { mode: 'fork', tools: ['read'] }),
+            task('f2', 'bad tools', 'child: never runs', { tools: ['teleport'] }),
+            { finish: 'tool_calls' },
+          ],
+        },
+        {
+          'child: what is the code?': () => 'The code is 7.',
+          'remember this': () => 'Noted.',
+        },
+      ),
+    )
+    const first = await runCli(run('remember this: the code is 7'))
+    expect(first.status).toBe(0)
+    const parentId = sessionRows()[0]?.id ?? ''
+    const second = await runCli(run('--session', parentId, 'go'))
+    expect(second.status).toBe(0)
+    const child = sessionRows().find((row) => row.spawnedBy !== null)
+    // A forked subagent: both a fork point (its history) and a spawner (its lineage).
+    expect(child?.spawnedBy).toEqual({ sessionId: parentId, callId: 'f1' })
+    expect(child?.parentId).toBe(parentId)
+    const childRequest = bodies().find((b) => asked(b).includes('child: what is the code?')) as Body
+    // It saw the finished first turn, not the turn that is delegating to it.
+    expect(asked(childRequest)).toContain('remember this: the code is 7')
+    expect(childRequest.messages.some((m) => m.role === 'user' && m.content === 'go')).toBe(false)
+    expect(childRequest.messages.some((m) => m.content === 'Noted.')).toBe(true)
+    expect((childRequest.tools ?? []).map((t) => t.function.name).sort()).toEqual([
+      'read',
+      'read_output',
+      'recall',
+    ])
+    const results = logOf(parentId).filter((e) => e.type === 'tool/result')
+    expect(results.map((e) => [e.data.callId, e.data.ok])).toEqual([
+      ['f1', true],
+      ['f2', false],
+    ])
+    expect(JSON.stringify(results[1]?.data)).toContain('no tool named \\"teleport\\"')
+    expect(sessionRows().filter((row) => row.spawnedBy !== null)).toHaveLength(1)
   }, 60_000)
 
   it('runs two task calls of one reply in parallel; both answers come back in call order', async () => {

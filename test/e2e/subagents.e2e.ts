@@ -165,8 +165,8 @@ test("a subagent's question shows in its parent's chat, named with it, and is an
 
   const card = chat.getByRole('article', { name: 'Subagent Reset the tree: running' })
   await expect(card).toBeVisible()
-  const prompt = chat.getByRole('group', { name: 'Approve bash for the subagent Reset the tree' })
-  await expect(prompt).toContainText('Asked by the subagent Reset the tree')
+  const prompt = chat.getByRole('group', { name: 'Approve bash for the subagent “Reset the tree”' })
+  await expect(prompt).toContainText('Asked by the subagent “Reset the tree”')
   await expect(prompt).toContainText('git reset --hard')
   await shootEachWay(
     page,

@@ -403,3 +403,62 @@ describe('mergeEvents', () => {
     ).toEqual([0, 1, 2, 3])
   })
 })
+
+describe("a subagent's questions in its parent's feed", () => {
+  const childAsks = (callId: string, child = 'kid'): ApprovalRequest => ({
+    ...approval(callId),
+    sessionId: child,
+    subagent: { sessionId: SESSION, callId: 't1', description: 'look around' },
+  })
+
+  it('keeps them apart from its own (same place, other session) until decided or the child turn ends', () => {
+    const asked = run([
+      { type: 'approval', request: approval('c1') },
+      { type: 'approval', request: childAsks('c1') },
+      { type: 'approval', request: childAsks('c2', 'other-kid') },
+    ])
+    expect(asked.pendingApprovals).toEqual([approval('c1')])
+    expect(asked.childApprovals).toEqual([childAsks('c1'), childAsks('c2', 'other-kid')])
+    const decided = run(
+      [
+        {
+          type: 'child-event',
+          sessionId: 'kid',
+          event: ev(9, 'approval/decided', { callId: 'c1', decision: 'allow' }),
+        },
+      ],
+      asked,
+    )
+    // The child's decision settles the child's question only, not the parent's own at 1.1.c1.
+    expect(decided.pendingApprovals).toEqual([approval('c1')])
+    expect(decided.childApprovals).toEqual([childAsks('c2', 'other-kid')])
+    const ended = run(
+      [
+        {
+          type: 'child-event',
+          sessionId: 'other-kid',
+          event: ev(12, 'turn/end', { reason: 'cancelled' }),
+        },
+      ],
+      decided,
+    )
+    expect(ended.childApprovals).toEqual([])
+    expect(
+      toSessionFeed(
+        { ...ended, session: summary() },
+        new EventCache(SESSION, () => Promise.reject(new Error('not read'))),
+      )?.childApprovals,
+    ).toEqual([])
+  })
+
+  it("splits session/get's pending list into its own and its children's", () => {
+    const loaded = run([
+      {
+        type: 'details',
+        details: { session: summary(), pendingApprovals: [approval('c1'), childAsks('c1')] },
+      },
+    ])
+    expect(loaded.pendingApprovals).toEqual([approval('c1')])
+    expect(loaded.childApprovals).toEqual([childAsks('c1')])
+  })
+})

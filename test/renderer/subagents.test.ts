@@ -10,9 +10,6 @@ import {
 import { layoutGantt } from '../../renderer/src/features/timeline/gantt'
 import { summarizeEvent } from '../../renderer/src/features/timeline/event-summary'
 import { sessionLinkOf } from '../../renderer/src/features/timeline/subagent-link'
-import type { ApprovalRequest, SessionSummary } from '../../protocol/contract'
-import { initialFeed, reduceFeed } from '../../renderer/src/state/feed-reducer'
-import type { FeedAction, FeedState } from '../../renderer/src/state/feed-reducer'
 import { asEvent } from './event-fixture'
 
 /** A parent's log around one `task` call, event by event (turn 1, step 1; `at` = seq * 100). */
@@ -228,115 +225,5 @@ describe('the Gantt and the timeline of a task call', () => {
         },
       } as never),
     ).toBe("subagent (depth 1, seeded with the parent's history) of p, call c1: Survey")
-  })
-})
-
-describe("a subagent's questions in its parent's feed", () => {
-  const PARENT = 'parent'
-  const CHILD = 'child-1'
-  // The child's call ids are numbered per reply, as the parent's are: the same key in both.
-  const own: ApprovalRequest = {
-    sessionId: PARENT,
-    callId: 'call_0',
-    turn: 1,
-    step: 1,
-    tool: 'bash',
-    description: 'run ls',
-    args: { command: 'ls' },
-  }
-  const childAsks: ApprovalRequest = {
-    ...own,
-    sessionId: CHILD,
-    description: 'run npm test',
-    subagent: { sessionId: PARENT, callId: 'call_0', description: 'Run the tests' },
-  }
-  const parentSummary: SessionSummary = {
-    id: PARENT,
-    parentId: null,
-    forkSeq: null,
-    title: 'Parent',
-    projectDir: '/p',
-    model: null,
-    createdAt: 1,
-    updatedAt: 1,
-    messageCount: 1,
-    eventCount: 5,
-    deletedAt: null,
-    isRunning: true,
-    spawnedBy: null,
-  }
-  const event = (type: string, data: Record<string, unknown>, turn = 1, step = 1) =>
-    asEvent({ seq: 5, type, v: 1, turn, step, at: 0, data })
-  const run = (actions: readonly FeedAction[], from: FeedState = initialFeed(PARENT)) =>
-    actions.reduce(reduceFeed, from)
-  const keys = (state: FeedState) => state.pendingApprovals.map((a) => a.sessionId)
-
-  it('holds them beside its own, even under the same call key, and drops a stranger', () => {
-    const asked = run([
-      { type: 'approval', request: own },
-      { type: 'approval', request: childAsks },
-      { type: 'approval', request: childAsks },
-      { type: 'approval', request: { ...childAsks, sessionId: 'other', subagent: undefined } },
-    ])
-    expect(keys(asked)).toEqual([PARENT, CHILD])
-    // The parent's own decision of call_0 leaves the child's question alone.
-    const decided = run(
-      [
-        {
-          type: 'event',
-          event: event('approval/decided', { callId: 'call_0', decision: 'allow' }),
-        },
-      ],
-      asked,
-    )
-    expect(keys(decided)).toEqual([CHILD])
-    // session/get repeats it (the host lists a child's questions with the parent's).
-    const again = run(
-      [
-        {
-          type: 'details',
-          details: { session: parentSummary, pendingApprovals: [childAsks] },
-        } as never,
-      ],
-      decided,
-    )
-    expect(keys(again)).toEqual([CHILD])
-  })
-
-  it("goes when the child's log decides it or its turn ends", () => {
-    const asked = run([{ type: 'approval', request: childAsks }])
-    const elsewhere = run(
-      [
-        {
-          type: 'child-event',
-          sessionId: CHILD,
-          event: event('approval/decided', { callId: 'call_0', decision: 'allow' }, 1, 2),
-        },
-      ],
-      asked,
-    )
-    expect(elsewhere).toBe(asked)
-    const decided = run(
-      [
-        {
-          type: 'child-event',
-          sessionId: CHILD,
-          event: event('approval/decided', { callId: 'call_0', decision: 'deny' }),
-        },
-      ],
-      asked,
-    )
-    expect(decided.pendingApprovals).toEqual([])
-    const ended = run(
-      [
-        {
-          type: 'child-event',
-          sessionId: CHILD,
-          event: event('turn/end', { reason: 'cancelled' }),
-        },
-      ],
-      asked,
-    )
-    expect(ended.pendingApprovals).toEqual([])
   })
 })

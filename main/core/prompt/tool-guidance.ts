@@ -33,6 +33,10 @@ function adviceFor(outputCapKb: number): readonly Advice[] {
       text: `Outputs over ${outputCapKb} KB are cut; the result names a ref, and read_output with that ref reads the rest.`,
     },
     {
+      needs: ['task'],
+      text: 'task hands a self-contained job to a subagent that sees only its prompt: use it for broad searches or independent changes whose steps you do not need to see, say everything it needs and what its answer must hold, and start several at once when they do not depend on each other.',
+    },
+    {
       needs: [],
       text: `A result with ${TOOL_OUTCOME_UNKNOWN} means the call may or may not have run (it was interrupted): check the current state (read the file, list, git status) before you retry it.`,
     },

@@ -12,7 +12,7 @@ import type { Tool } from './types.js'
 export const LEAN_PROMPT_MAX_WINDOW = 8192
 
 /** Tools left out of the lean set: they help, but a small window cannot afford them. */
-export const LEAN_LEFT_OUT: ReadonlySet<string> = new Set(['present', 'recall'])
+export const LEAN_LEFT_OUT: ReadonlySet<string> = new Set(['present', 'recall', 'task'])
 
 export function fullToolSpec(tool: Tool): ToolSpec {
   return { name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool) }

@@ -35,6 +35,8 @@ export interface SessionFeed {
   /** Deltas of the step now streaming (cleared when its `assistant/message` arrives). */
   readonly streaming: readonly StreamDelta[]
   readonly pendingApprovals: readonly ApprovalRequest[]
+  /** Questions the session's running subagents ask (each names its own session). */
+  readonly childApprovals: readonly ApprovalRequest[]
   readonly isRunning: boolean
   /** The model's window in tokens, when known (for the context meter). */
   readonly contextWindow?: number

@@ -47,6 +47,11 @@ export interface FeedState {
   readonly isLoading: boolean
   readonly streaming: readonly StreamDelta[]
   readonly pendingApprovals: readonly ApprovalRequest[]
+  /**
+   * Questions this session's running subagents ask (each names its own session): shown here
+   * too, so a child never waits unseen. Kept apart, as a child's calls have their own places.
+   */
+  readonly childApprovals: readonly ApprovalRequest[]
   readonly isRunning: boolean
   readonly contextWindow: number | undefined
   /** How the session talks to its model, once its first turn resolved it (`session/get`). */
@@ -77,10 +82,7 @@ export type FeedAction =
   | { readonly type: 'event'; readonly event: EventDto; readonly prevSeq?: number }
   | { readonly type: 'delta'; readonly delta: StreamDelta }
   | { readonly type: 'approval'; readonly request: ApprovalRequest }
-  /**
-   * An event of another session: one of this session's subagents, whose questions this feed
-   * shows too (`ApprovalRequest.subagent`). Its `approval/decided` and `turn/end` settle them.
-   */
+  /** An event of another session (a subagent's): a decision or a turn's end settles its questions. */
   | { readonly type: 'child-event'; readonly sessionId: string; readonly event: EventDto }
   | { readonly type: 'running'; readonly isRunning: boolean }
   | { readonly type: 'failed'; readonly message: string }
@@ -95,6 +97,7 @@ export function initialFeed(sessionId: string): FeedState {
     isLoading: true,
     streaming: [],
     pendingApprovals: [],
+    childApprovals: [],
     isRunning: false,
     contextWindow: undefined,
     profile: undefined,
@@ -112,10 +115,12 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
         contextWindow: action.details.contextWindow,
         profile: action.details.profile,
         pendingApprovals: mergeApprovals(
-          state.sessionId,
-          action.details.pendingApprovals,
+          action.details.pendingApprovals.filter((a) => a.sessionId === state.sessionId),
           state.pendingApprovals,
           state.events,
+        ),
+        childApprovals: action.details.pendingApprovals.filter(
+          (a) => a.sessionId !== state.sessionId && a.subagent?.sessionId === state.sessionId,
         ),
       }
     case 'page':
@@ -124,21 +129,37 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
       return applyEvent(state, action.event, action.prevSeq)
     case 'delta':
       return applyDelta(state, action.delta)
-    case 'approval': {
-      const { request } = action
-      const isOwn = request.sessionId === state.sessionId
-      if (!isOwn && request.subagent?.sessionId !== state.sessionId) return state
-      if (isOwn && isDecided(state.events, request)) return state
+    case 'approval':
+      if (action.request.subagent?.sessionId === state.sessionId) {
+        const key = childKey(action.request)
+        return {
+          ...state,
+          childApprovals: [
+            ...state.childApprovals.filter((a) => childKey(a) !== key),
+            action.request,
+          ],
+        }
+      }
+      if (action.request.sessionId !== state.sessionId) return state
+      if (isDecided(state.events, action.request)) return state
       return {
         ...state,
         pendingApprovals: [
-          ...state.pendingApprovals.filter((a) => approvalKey(a) !== approvalKey(request)),
-          request,
+          ...state.pendingApprovals.filter((a) => callKey(a) !== callKey(action.request)),
+          action.request,
         ],
       }
+    case 'child-event': {
+      const { sessionId, event } = action
+      const settled =
+        event.type === 'turn/end'
+          ? (a: ApprovalRequest) => a.sessionId === sessionId
+          : event.type === 'approval/decided'
+            ? (a: ApprovalRequest) => childKey(a) === `${sessionId}:${callKey(placeOf(event))}`
+            : undefined
+      if (!settled || !state.childApprovals.some(settled)) return state
+      return { ...state, childApprovals: state.childApprovals.filter((a) => !settled(a)) }
     }
-    case 'child-event':
-      return settleChild(state, action.sessionId, action.event)
     case 'running':
       return {
         ...state,
@@ -195,8 +216,8 @@ function settle(state: FeedState, event?: EventDto): FeedState {
     } else if (e.type === 'turn/end') {
       streaming = streaming.filter((d) => d.turn > e.turn)
     } else if (e.type === 'approval/decided') {
-      const decided = approvalKey({ sessionId: state.sessionId, ...placeOf(e) })
-      pendingApprovals = pendingApprovals.filter((a) => approvalKey(a) !== decided)
+      const decided = callKey(placeOf(e))
+      pendingApprovals = pendingApprovals.filter((a) => callKey(a) !== decided)
     }
   }
   if (streaming === state.streaming && pendingApprovals === state.pendingApprovals) return state
@@ -220,42 +241,19 @@ function isAfter(delta: StreamDelta, turn: number, step: number): boolean {
 }
 
 /** `session/get`'s list, plus requests notified since, less those the log shows decided. */
+/** A subagent's question: its call's place within its own session. */
+const childKey = (request: ApprovalRequest): string => `${request.sessionId}:${callKey(request)}`
+
 function mergeApprovals(
-  sessionId: string,
   fromServer: readonly ApprovalRequest[],
   known: readonly ApprovalRequest[],
   events: readonly EventDto[],
 ): readonly ApprovalRequest[] {
   const byCall = new Map<string, ApprovalRequest>()
   for (const request of [...fromServer, ...known]) {
-    if (!byCall.has(approvalKey(request))) byCall.set(approvalKey(request), request)
+    if (!byCall.has(callKey(request))) byCall.set(callKey(request), request)
   }
-  // A subagent's question is settled in its own log (`settleChild`), not in this one.
-  return [...byCall.values()].filter(
-    (request) => request.sessionId !== sessionId || !isDecided(events, request),
-  )
-}
-
-/**
- * A pending question's identity in a feed that also holds its subagents' questions: a call key
- * repeats from session to session (servers number calls per reply).
- */
-export const approvalKey = (
-  request: Pick<ApprovalRequest, 'sessionId' | 'turn' | 'step' | 'callId'>,
-): string => `${request.sessionId} ${callKey(request)}`
-
-/** A subagent's decision, or the end of its turn, takes its questions out of this feed. */
-function settleChild(state: FeedState, sessionId: string, event: EventDto): FeedState {
-  if (sessionId === state.sessionId) return state
-  if (event.type !== 'approval/decided' && event.type !== 'turn/end') return state
-  const decided =
-    event.type === 'approval/decided' ? approvalKey({ sessionId, ...placeOf(event) }) : undefined
-  const pendingApprovals = state.pendingApprovals.filter(
-    (a) => a.sessionId !== sessionId || (decided !== undefined && approvalKey(a) !== decided),
-  )
-  return pendingApprovals.length === state.pendingApprovals.length
-    ? state
-    : { ...state, pendingApprovals }
+  return [...byCall.values()].filter((request) => !isDecided(events, request))
 }
 
 /**

@@ -21,6 +21,7 @@ export function toSessionFeed(state: FeedState, cache: EventCache): SessionFeed 
       isLoading: state.isLoading,
       streaming: state.streaming,
       pendingApprovals: state.pendingApprovals,
+      childApprovals: state.childApprovals,
       isRunning: state.isRunning,
       ...(state.contextWindow === undefined ? {} : { contextWindow: state.contextWindow }),
       ...(state.profile === undefined ? {} : { profile: state.profile }),

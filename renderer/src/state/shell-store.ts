@@ -273,7 +273,7 @@ export function createShellStore(api: BridleApi): {
       api.subscribe('bridge/ready', onReady),
       api.subscribe('session/event', ({ sessionId, event, prevSeq }) => {
         dispatch(sessionId, { type: 'event', event, prevSeq })
-        // Another session's event can settle a question its parent's open feed shows.
+        // The open session may be showing this one's questions (it is one of its subagents).
         const open = get().feed?.sessionId
         if (open !== undefined && open !== sessionId)
           dispatch(open, { type: 'child-event', sessionId, event })
@@ -281,9 +281,8 @@ export function createShellStore(api: BridleApi): {
       api.subscribe('stream/delta', (delta) => dispatch(delta.sessionId, { type: 'delta', delta })),
       api.subscribe('approval/request', (request) => {
         dispatch(request.sessionId, { type: 'approval', request })
-        // A subagent's question is shown in its parent too, named with the subagent.
-        if (request.subagent !== undefined)
-          dispatch(request.subagent.sessionId, { type: 'approval', request })
+        // A subagent's question is shown in its parent's chat too.
+        if (request.subagent) dispatch(request.subagent.sessionId, { type: 'approval', request })
       }),
       // Said until dismissed: the turn ended without a turn/end the feed could show.
       api.subscribe('session/failed', ({ message }) => set({ notice: message })),

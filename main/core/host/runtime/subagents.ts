@@ -251,7 +251,7 @@ function createChild(opts: TaskToolOptions, args: TaskArgs, depth: number): Sess
   const mode = args.mode ?? 'fresh'
   let child: Session
   if (mode === 'fork') {
-    const id = forkSession(host.store, parent.id, lastTurnStart(parent), {
+    const id = forkSession(host.store, parent.id, afterLastTurn(parent), {
       spawnedBy,
       title: args.description,
     })
@@ -285,11 +285,14 @@ function createChild(opts: TaskToolOptions, args: TaskArgs, depth: number): Sess
   return child
 }
 
-/** The seq of the running turn's `turn/start`: a fork there has every finished turn. */
-function lastTurnStart(session: Session): number {
+/**
+ * Just after the last finished turn: a fork there has every finished turn, and neither the
+ * running one nor the input that started it (which the child would otherwise take as its own).
+ */
+function afterLastTurn(session: Session): number {
   for (let seq = session.length - 1; seq > 0; seq--)
-    if (session.event(seq)?.type === 'turn/start') return seq
-  return session.length
+    if (session.event(seq)?.type === 'turn/end') return seq + 1
+  return 1
 }
 
 /** The call's result from how the child's turn ended. */

@@ -1,27 +1,28 @@
 /**
- * Runs a model's program in QuickJS compiled to WebAssembly: a separate JavaScript engine with
- * its own heap, and no Node, file system, network or timers of its own. Only strings cross the
- * boundary (tool arguments and results as JSON text, console lines as text), so nothing the
- * program is given leads back to the host through a constructor or a prototype.
+ * Runs a model's program off the host's thread: in the QuickJS engine (`engine.ts`) inside a
+ * `worker_threads` Worker (`worker.ts`). The host's event loop (streaming, the UI bridge, other
+ * sessions) keeps running while a program computes, even in a busy loop.
  *
- * Limits: a deadline checked by the engine's interrupt handler (so a busy loop stops, also one
- * after an `await`) and by a host timer (so a program waiting forever stops), a heap limit, and
- * a cap on tool calls. Each ends the program with a ToolError naming the limit.
+ * The contract is `ProgramHost`: each tool call the program makes arrives here as a message, runs
+ * through `host.call` on this thread, and its reply goes back; console lines and the end come back
+ * as messages. Stops: the engine's own limits (time by its interrupt handler, heap, tool calls)
+ * end the program with its console output; a hard stop around them terminates the worker, which
+ * ends even a busy loop at once: on cancel, and at the time limit when the engine has not stopped
+ * itself by then.
+ *
+ * Workers: a program that ended by itself (a value, or a throw) leaves its worker to the next
+ * program (a new QuickJS runtime each time; a few idle workers are kept, unref'ed so they never
+ * hold the process open). A worker whose program was stopped is terminated, never reused.
  */
-import { getQuickJS } from 'quickjs-emscripten'
-import type { QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { ToolError } from '../types.js'
+import type { CallReply, FromWorker, ProgramLimits, ToWorker, WorkerData } from './messages.js'
 
-export interface ProgramLimits {
-  readonly timeoutMs: number
-  readonly memoryBytes: number
-  readonly maxCalls: number
-}
-
-/** What one tool call gave the program: its output, or the failure the program sees thrown. */
-export type CallReply =
-  | { readonly ok: true; readonly output: string }
-  | { readonly ok: false; readonly code: string; readonly message: string }
+export type { CallReply, ProgramLimits } from './messages.js'
 
 export interface ProgramHost {
   /** The tools the program may call, by name. */
@@ -37,222 +38,180 @@ export interface ProgramResult {
   readonly value?: string
 }
 
-/** The most console text kept; a program printing in a loop must not fill the host's memory. */
-export const MAX_CONSOLE_CHARS = 1_000_000
-const STACK_BYTES = 1024 * 1024
-
-/** Names the program might reach for; each throws a sentence saying what to use instead. */
-const ABSENT = ['require', 'process', 'fetch', 'XMLHttpRequest', 'WebSocket', 'module', 'Buffer']
-
+/** The bundled worker's file, next to the bundle of the main process (electron.vite.config.ts). */
+export const CODE_WORKER_FILE = 'code-worker.js'
+/** How long after its deadline the engine may take to stop itself before its worker is ended. */
+const HARD_STOP_GRACE_MS = 250
+/** Idle workers kept for the next programs; more programs at once start more workers. */
+const MAX_IDLE_WORKERS = 2
 /**
- * Evaluated once per run: installs `console` and `tools` from the two host functions (which stay
- * out of reach in this closure), makes the absent names throw, then runs the program and returns
- * its value as JSON text.
+ * The worker's own V8 heap (messages, strings in transit), a backstop: the program's heap is the
+ * engine's, limited by `memoryBytes`.
  */
-const PRELUDE = `(function (hostCall, hostLog, namesJson, absentJson, program) {
-  'use strict';
-  const show = (v) => {
-    if (typeof v === 'string') return v;
-    try { const j = JSON.stringify(v); return j === undefined ? String(v) : j; } catch { return String(v); }
-  };
-  const line = (level) => (...args) => { hostLog(level, args.map(show).join(' ')); };
-  globalThis.console = Object.freeze({ log: line('log'), info: line('info'), warn: line('warn'), error: line('error') });
-  const call = async (name, args) => {
-    const reply = JSON.parse(await hostCall(name, JSON.stringify(args === undefined ? {} : args)));
-    if (reply.ok) return reply.output;
-    const error = new Error(reply.code + ': ' + reply.message);
-    error.code = reply.code;
-    throw error;
-  };
-  const tools = {};
-  for (const name of JSON.parse(namesJson)) tools[name] = (args) => call(name, args);
-  globalThis.tools = Object.freeze(tools);
-  for (const name of JSON.parse(absentJson)) {
-    Object.defineProperty(globalThis, name, { get() {
-      throw new ReferenceError(name + ' is not available in run_code: the program has no Node, file system or network of its own; call tools.<name>(args) instead');
-    } });
-  }
-  return (async () => {
-    const value = await program();
-    return value === undefined ? '' : JSON.stringify({ value: typeof value === 'string' ? value : show(value) });
-  })();
-})`
+const WORKER_HEAP_MB = 256
 
-type Stop = { readonly code: string; readonly message: string }
+/** Idle workers with the heap size their engine was loaded with. */
+const idle: { readonly worker: Worker; readonly heapBytes: number }[] = []
+
+/** An idle worker whose engine has this heap, or a new one. */
+function takeWorker(heapBytes: number): Worker {
+  const at = idle.findIndex((entry) => entry.heapBytes === heapBytes)
+  if (at < 0) return startWorker({ heapBytes })
+  const [entry] = idle.splice(at, 1)
+  return entry?.worker ?? startWorker({ heapBytes })
+}
 
 /** Runs `code` (the body of an async function) and returns what it printed and returned. */
-export async function runProgram(
+export function runProgram(
   code: string,
   host: ProgramHost,
   limits: ProgramLimits,
   signal: AbortSignal,
 ): Promise<ProgramResult> {
-  const quickjs = await getQuickJS()
-  const runtime = quickjs.newRuntime()
-  runtime.setMemoryLimit(limits.memoryBytes)
-  runtime.setMaxStackSize(STACK_BYTES)
-  const vm = runtime.newContext()
-  const logs: string[] = []
-  let logged = 0
-  let calls = 0
-  let isDone = false
-  const pending = new Set<QuickJSDeferredPromise>()
-  const deadline = Date.now() + limits.timeoutMs
+  if (signal.aborted) return Promise.reject(aborted([]))
+  const worker = takeWorker(limits.memoryBytes)
+  worker.ref()
+  return new Promise<ProgramResult>((resolve, reject) => {
+    const logs: string[] = []
+    let isFinished = false
+    const timeLimit = () =>
+      finish(
+        false,
+        new ToolError(
+          'CODE_TIME_LIMIT',
+          withLogs(
+            `The program ran past its time limit of ${limits.timeoutMs / 1000} s and was stopped.`,
+            logs,
+          ),
+        ),
+      )
+    // Armed now (a worker that never starts is stopped too), again when the program's clock runs.
+    let timer = setTimeout(timeLimit, limits.timeoutMs + HARD_STOP_GRACE_MS)
 
-  let stopWith: Stop | undefined
-  let onStop: (stop: Stop) => void = () => undefined
-  const stopped = new Promise<Stop>((resolve) => (onStop = resolve))
-  const stop = (reason: Stop) => {
-    stopWith ??= reason
-    onStop(stopWith)
-  }
-  const timeLimit: Stop = {
-    code: 'CODE_TIME_LIMIT',
-    message: `The program ran past its time limit of ${limits.timeoutMs / 1000} s and was stopped.`,
-  }
-  runtime.setInterruptHandler(() => {
-    if (Date.now() > deadline) stop(timeLimit)
-    else if (signal.aborted) stop({ code: 'ABORTED', message: 'The turn was stopped.' })
-    return stopWith !== undefined
+    const onMessage = (message: FromWorker) => {
+      if (isFinished) return
+      switch (message.type) {
+        case 'started':
+          clearTimeout(timer)
+          timer = setTimeout(timeLimit, limits.timeoutMs + HARD_STOP_GRACE_MS)
+          return
+        case 'log':
+          logs.push(message.line)
+          return
+        case 'call':
+          void host.call(message.name, message.args).then((reply) => {
+            if (!isFinished) post(worker, { type: 'reply', id: message.id, reply })
+          })
+          return
+        case 'end': {
+          const { end } = message
+          if (end.ok)
+            finish(end.isClean === true, {
+              logs,
+              ...(end.value === undefined ? {} : { value: end.value }),
+            })
+          else finish(end.isClean === true, new ToolError(end.code, withLogs(end.message, logs)))
+        }
+      }
+    }
+    const onError = (error: Error) => {
+      const code = (error as { code?: unknown }).code
+      finish(
+        false,
+        code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new ToolError(
+              'CODE_MEMORY_LIMIT',
+              withLogs('The program ran out of memory and was stopped.', logs),
+            )
+          : new ToolError(
+              'CODE_FAILED',
+              withLogs(`The program's engine failed: ${error.message}`, logs),
+            ),
+      )
+    }
+    const onExit = (exitCode: number) =>
+      finish(
+        false,
+        new ToolError(
+          'CODE_FAILED',
+          withLogs(`The program's engine stopped unexpectedly (exit code ${exitCode}).`, logs),
+        ),
+      )
+    const onAbort = () => finish(false, aborted(logs))
+
+    function finish(isReusable: boolean, outcome: ProgramResult | ToolError) {
+      if (isFinished) return
+      isFinished = true
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+      worker.off('message', onMessage)
+      worker.off('error', onError)
+      worker.off('exit', onExit)
+      if (isReusable && idle.length < MAX_IDLE_WORKERS) {
+        worker.unref()
+        idle.push({ worker, heapBytes: limits.memoryBytes })
+      } else {
+        // A hard stop: ends the thread even in the middle of a busy loop.
+        void worker.terminate()
+      }
+      if (outcome instanceof ToolError) reject(outcome)
+      else resolve(outcome)
+    }
+
+    worker.on('message', onMessage)
+    worker.on('error', onError)
+    worker.on('exit', onExit)
+    signal.addEventListener('abort', onAbort, { once: true })
+    post(worker, { type: 'run', code, toolNames: host.toolNames, limits })
   })
-  const timer = setTimeout(() => stop(timeLimit), limits.timeoutMs)
-  const onAbort = () => stop({ code: 'ABORTED', message: 'The turn was stopped.' })
-  signal.addEventListener('abort', onAbort, { once: true })
-
-  let settle: (outcome: { ok: true; text: string } | { ok: false; error: unknown }) => void = () =>
-    undefined
-  const settled = new Promise<{ ok: true; text: string } | { ok: false; error: unknown }>(
-    (resolve) => (settle = resolve),
-  )
-  let promise: QuickJSHandle | undefined
-  /** Runs what the program can run now, then looks whether it has finished. */
-  const pump = () => {
-    if (isDone || !promise) return
-    const jobs = runtime.executePendingJobs()
-    if (jobs.error) {
-      settle({ ok: false, error: vm.dump(jobs.error) })
-      jobs.error.dispose()
-      return
-    }
-    const state = vm.getPromiseState(promise)
-    if (state.type === 'fulfilled') {
-      settle({ ok: true, text: vm.getString(state.value) })
-      state.value.dispose()
-    } else if (state.type === 'rejected') {
-      settle({ ok: false, error: vm.dump(state.error) })
-      state.error.dispose()
-    }
-  }
-
-  const hostCall = vm.newFunction('hostCall', (nameHandle, argsHandle) => {
-    const name = vm.getString(nameHandle)
-    const args = vm.getString(argsHandle)
-    const deferred = vm.newPromise()
-    if (++calls > limits.maxCalls) {
-      stop({
-        code: 'CODE_CALL_LIMIT',
-        message: `The program made more than ${limits.maxCalls} tool calls and was stopped.`,
-      })
-      pending.add(deferred)
-      return deferred.handle
-    }
-    pending.add(deferred)
-    void host.call(name, args).then((reply) => {
-      if (isDone) return
-      pending.delete(deferred)
-      const text = vm.newString(JSON.stringify(reply))
-      deferred.resolve(text)
-      text.dispose()
-      deferred.dispose()
-      pump()
-    })
-    return deferred.handle
-  })
-  const hostLog = vm.newFunction('hostLog', (levelHandle, textHandle) => {
-    if (logged >= MAX_CONSOLE_CHARS) return
-    const level = vm.getString(levelHandle)
-    const text = vm.getString(textHandle)
-    const kept = text.slice(0, MAX_CONSOLE_CHARS - logged)
-    logged += kept.length
-    logs.push(
-      (level === 'log' || level === 'info' ? '' : `[${level}] `) +
-        kept +
-        (kept.length < text.length ? ' [console output cut: too long]' : ''),
-    )
-  })
-
-  try {
-    const compiled = vm.evalCode(`(async function () {\n${code}\n})`, 'program.js')
-    if (compiled.error) {
-      const error: unknown = vm.dump(compiled.error)
-      compiled.error.dispose()
-      throw programError(error, logs, undefined)
-    }
-    const prelude = vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js'))
-    const names = vm.newString(JSON.stringify(host.toolNames))
-    const absent = vm.newString(JSON.stringify(ABSENT))
-    const started = vm.callFunction(
-      prelude,
-      vm.undefined,
-      hostCall,
-      hostLog,
-      names,
-      absent,
-      compiled.value,
-    )
-    for (const handle of [prelude, names, absent, compiled.value]) handle.dispose()
-    if (started.error) {
-      const error: unknown = vm.dump(started.error)
-      started.error.dispose()
-      throw programError(error, logs, stopWith)
-    }
-    promise = started.value
-    pump()
-    const outcome = await Promise.race([settled, stopped])
-    if (stopWith) throw new ToolError(stopWith.code, withLogs(stopWith.message, logs))
-    if ('code' in outcome) throw new ToolError(outcome.code, withLogs(outcome.message, logs))
-    if (!outcome.ok) throw programError(outcome.error, logs, stopWith)
-    const value =
-      outcome.text === '' ? undefined : (JSON.parse(outcome.text) as { value: string }).value
-    return { logs, ...(value === undefined ? {} : { value }) }
-  } finally {
-    isDone = true
-    clearTimeout(timer)
-    signal.removeEventListener('abort', onAbort)
-    for (const deferred of pending) deferred.dispose()
-    promise?.dispose()
-    hostCall.dispose()
-    hostLog.dispose()
-    vm.dispose()
-    runtime.dispose()
-  }
 }
 
-/** The program's own failure (a throw, a syntax error, the heap limit), for the model. */
-function programError(error: unknown, logs: readonly string[], stop: Stop | undefined): ToolError {
-  if (stop) return new ToolError(stop.code, withLogs(stop.message, logs))
-  const { name, message } = describe(error)
-  if (/out of memory/i.test(message))
-    return new ToolError(
-      'CODE_MEMORY_LIMIT',
-      withLogs('The program ran out of memory (its heap is limited) and was stopped.', logs),
-    )
-  return new ToolError('CODE_FAILED', withLogs(`The program threw ${name}: ${message}`, logs))
+function post(worker: Worker, message: ToWorker): void {
+  worker.postMessage(message)
 }
 
-function describe(error: unknown): { name: string; message: string } {
-  if (typeof error === 'object' && error !== null) {
-    const record = error as Record<string, unknown>
-    return {
-      name: typeof record['name'] === 'string' ? record['name'] : 'an error',
-      message: typeof record['message'] === 'string' ? record['message'] : JSON.stringify(error),
-    }
-  }
-  return { name: 'a value', message: String(error) }
+function aborted(logs: readonly string[]): ToolError {
+  return new ToolError('ABORTED', withLogs('The turn was stopped.', logs))
 }
 
 function withLogs(message: string, logs: readonly string[]): string {
   return logs.length === 0
     ? message
     : `${message}\nConsole output before it stopped:\n${logs.join('\n')}`
+}
+
+/**
+ * Starts a code worker: the bundled `code-worker.js` next to this file's bundle, or, running from
+ * sources (vitest, tsx), `worker.ts` through tsx's loader registered inside the new thread.
+ */
+function startWorker(workerData: WorkerData): Worker {
+  const here = import.meta.url
+  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } }
+  const worker = here.endsWith('.ts')
+    ? new Worker(
+        `import(${JSON.stringify(tsxApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./worker.ts', here).href)}) })`,
+        { ...options, eval: true },
+      )
+    : new Worker(new URL(`./${CODE_WORKER_FILE}`, here), options)
+  // An idle worker that fails or ends leaves the pool; a running one is handled by its run.
+  worker.on('error', () => undefined)
+  worker.once('exit', () => {
+    const at = idle.findIndex((entry) => entry.worker === worker)
+    if (at >= 0) idle.splice(at, 1)
+  })
+  return worker
+}
+
+/** tsx's module API (ESM), found through its package's exports. */
+function tsxApi(): string {
+  const require = createRequire(import.meta.url)
+  const manifest = require.resolve('tsx/package.json')
+  const exports = (
+    JSON.parse(readFileSync(manifest, 'utf8')) as {
+      exports: Record<string, { import: { default: string } }>
+    }
+  ).exports
+  const entry = exports['./esm/api']?.import.default
+  if (entry === undefined) throw new Error('tsx has no ./esm/api export to run the code worker')
+  return pathToFileURL(join(dirname(manifest), entry)).href
 }

@@ -45,15 +45,11 @@ export function ApprovalPrompt({ api, request }: ApprovalPromptProps) {
     <div
       className="approval"
       role="group"
-      aria-label={
-        request.subagent === undefined
-          ? `Approve ${request.tool}`
-          : `Approve ${request.tool} for the subagent ${request.subagent.description}`
-      }
+      aria-label={`Approve ${request.tool}${request.subagent ? ` for the subagent “${request.subagent.description}”` : ''}`}
     >
-      {request.subagent !== undefined && (
-        <p className="approval-asker">
-          Asked by the subagent <strong>{request.subagent.description}</strong>
+      {request.subagent && (
+        <p className="approval-subagent muted">
+          Asked by the subagent “{request.subagent.description}”
         </p>
       )}
       <p className="approval-question">

@@ -2,7 +2,6 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { ApprovalRequest } from '../../../../protocol/contract'
 import { callKey } from '../../state/event-selectors'
-import { approvalKey } from '../../state/feed-reducer'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'
@@ -55,12 +54,10 @@ export function ChatPanel({
   )
   const pendingByCall = useMemo(() => {
     const byCall = new Map<string, ApprovalRequest>()
-    // A subagent's questions (asked in its own session) have no card here: they go below.
-    for (const request of feed.pendingApprovals)
-      if (request.sessionId === sessionId) byCall.set(callKey(request), request)
+    for (const request of feed.pendingApprovals) byCall.set(callKey(request), request)
     return byCall
-  }, [feed.pendingApprovals, sessionId])
-  const orphanApprovals = useOrphanApprovals(sessionId, items, feed.pendingApprovals)
+  }, [feed.pendingApprovals])
+  const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
   const promptTokens = useMemo(() => latestPromptTokens(feed.events), [feed.events])
   const contextWindow = useMemo(
     () => meterWindow(feed.events, feed.contextWindow),
@@ -167,14 +164,21 @@ export function ChatPanel({
             })}
           </div>
           {orphanApprovals.map((request) => (
-            <div key={approvalKey(request)} className="chat-tail">
+            <div key={callKey(request)} className="chat-tail">
+              <ApprovalPrompt api={api} request={request} />
+            </div>
+          ))}
+          {feed.childApprovals.map((request) => (
+            <div key={`${request.sessionId}:${callKey(request)}`} className="chat-tail">
               <ApprovalPrompt api={api} request={request} />
             </div>
           ))}
           {isWorking && (
             <p className="chat-tail working muted" role="status">
               <span className="running-dot" aria-hidden="true" />
-              {feed.pendingApprovals.length > 0 ? 'Waiting for your answer' : 'Working…'}
+              {feed.pendingApprovals.length + feed.childApprovals.length > 0
+                ? 'Waiting for your answer'
+                : 'Working…'}
             </p>
           )}
         </div>
@@ -196,12 +200,8 @@ function EmptyState({ isLoading }: { readonly isLoading: boolean }) {
   )
 }
 
-/**
- * Pending requests whose call has no card yet (the notification came before the event), and
- * the questions of this session's subagents, whose calls are in their own sessions.
- */
+/** Pending requests whose call has no card yet (the notification came before the event). */
 function useOrphanApprovals(
-  sessionId: string,
   items: readonly ChatItem[],
   pending: readonly ApprovalRequest[],
 ): readonly ApprovalRequest[] {
@@ -209,10 +209,8 @@ function useOrphanApprovals(
     if (pending.length === 0) return []
     const known = new Set<string>()
     for (const item of items) if (item.kind === 'tool') known.add(item.call.key)
-    return pending.filter(
-      (request) => request.sessionId !== sessionId || !known.has(callKey(request)),
-    )
-  }, [sessionId, items, pending])
+    return pending.filter((request) => !known.has(callKey(request)))
+  }, [items, pending])
 }
 
 /** A first guess at a row's height before it is measured; closer guesses mean less jumping. */

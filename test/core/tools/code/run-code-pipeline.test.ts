@@ -93,4 +93,28 @@ describe('run_code in the pipeline', () => {
       }),
     ])
   })
+
+  it('the turn’s cancel ends a busy-looping program at once, while the time limit is far off', async () => {
+    const harness = await start(`await tools.wait({ ms: 1 }); for (;;) {}`)
+    let cancelledAt = 0
+    harness.session.subscribe((event) => {
+      if (event.type === 'tool/result' && event.data.parent)
+        setTimeout(() => {
+          cancelledAt = Date.now()
+          h?.agent.cancel()
+        }, 50)
+    })
+    harness.agent.send({ requestId: 'r', text: 'go' })
+    const [outcome] = await harness.agent.runUntilIdle()
+    // The program's limit is 10 s; the host's Stop ended the loop's worker.
+    expect(Date.now() - cancelledAt).toBeLessThan(2000)
+    expect(outcome?.reason).toBe('cancelled')
+    expect(resultsOf(harness).at(-1)).toEqual(
+      expect.objectContaining({
+        callId: 'p',
+        ok: false,
+        error: expect.objectContaining({ code: 'ABORTED' }),
+      }),
+    )
+  })
 })

@@ -120,5 +120,12 @@ describe('runProgram (QuickJS)', () => {
       code: 'CODE_FAILED',
       message: expect.stringMatching(/threw TypeError: bad[\s\S]*step 1/),
     })
+    // What QuickJS throws when it has no memory left even for an error.
+    await expect(run('throw null')).rejects.toMatchObject({
+      code: 'CODE_FAILED',
+      message: expect.stringMatching(
+        /^The program threw null: unless it threw that itself, it ran out of memory \(its heap is limited to 16 MB\)/,
+      ),
+    })
   })
 })
