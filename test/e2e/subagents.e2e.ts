@@ -5,7 +5,8 @@
  * and after; the parent's chat shows the call as a subagent card whose "Open subagent" opens the
  * child; the parent's Gantt draws the call's bar labelled with the subagent's description, and
  * the bar's detail opens the child too. A child's approval question shows in the parent's chat,
- * named with the subagent, and a denial given there reaches the child's log. Screens:
+ * named with the subagent, and a denial given there reaches the child's log. A child that hits
+ * its step limit fails its card with the reason and what it wrote. Screens:
  * test-results/subagents-*.png (both themes, two sizes), with axe checks of the chat.
  */
 import AxeBuilder from '@axe-core/playwright'
@@ -193,4 +194,42 @@ test("a subagent's question shows in its parent's chat, named with it, and is an
   const denied = chat.locator('[data-call-id="call_0"]')
   await expect(denied).toHaveAttribute('aria-label', 'Tool bash: denied')
   await expect(denied).toContainText('keep my changes')
+})
+
+test('a child that hits its step limit fails its card with the reason and what it wrote', async ({
+  page,
+}) => {
+  app = await startApp({
+    config: { subagents: { maxSteps: 1 } },
+    script: [
+      { steps: [taskCall('Count the files', 'How many files are there?')] },
+      // One step allowed: the child's call runs, and the limit ends it before it answers.
+      {
+        steps: [
+          { text: 'Looking at the files first.' },
+          { toolCall: { name: 'list', args: '{"path":"."}' } },
+        ],
+      },
+      { steps: [{ text: 'The subagent ran out of steps.' }] },
+    ],
+  })
+  await page.setViewportSize({ width: 1440, height: 900 })
+  await page.goto(app.url)
+  const chat = page.getByRole('main', { name: 'Chat' })
+  await page.getByRole('textbox', { name: 'Message' }).fill('Count them')
+  await page.getByRole('button', { name: 'Send' }).click()
+  await expect(chat).toContainText('The subagent ran out of steps.')
+  const card = chat.getByRole('article', { name: 'Subagent Count the files: failed' })
+  await expect(card).toContainText('The subagent did not finish its task.')
+  await expect(card).toContainText('reached its step limit')
+  await expect(card).toContainText('Looking at the files first.')
+  await shootEachWay(page, (size, theme) => `test-results/subagents-failed-${size}-${theme}.png`, {
+    prepare: () => card.scrollIntoViewIfNeeded(),
+    check: async (where) => {
+      expect(await axeViolations(page, 'main[aria-label="Chat"]'), where).toEqual([])
+    },
+  })
+  await card.getByRole('button', { name: 'Open subagent' }).click()
+  await expect(chat.getByRole('note', { name: 'Subagent origin' })).toBeVisible()
+  await expect(chat).toContainText('Looking at the files first.')
 })

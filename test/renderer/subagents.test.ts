@@ -98,6 +98,19 @@ describe('the chat card of a task call', () => {
       childId: undefined,
       state: 'stopped',
     })
+    // The tool's own word for a child the user stopped, with what it wrote: stopped too.
+    const toldStopped = parentLog()
+    toldStopped.add('tool/result', {
+      callId: 'c1',
+      ok: false,
+      error: { code: 'SUBAGENT_STOPPED', message: 'was stopped before it finished' },
+      metadata: { subagent: 'child-4' },
+    })
+    const toldCall = taskCall(toldStopped.events)
+    expect(subagentView(toldCall, toldCall.status)).toMatchObject({
+      childId: 'child-4',
+      state: 'stopped',
+    })
     // A turn that ended with the call open (a crash, a stop before its result) stops it too.
     const cut = parentLog()
     cut.add('turn/end', { reason: 'cancelled' }, 1)

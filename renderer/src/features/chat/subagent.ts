@@ -44,9 +44,13 @@ export function subagentView(call: ToolCallView, status: ToolStatus): SubagentVi
     description,
     prompt: str(args, 'prompt'),
     childId: call.subagent?.sessionId,
-    state: stateOf(status),
+    // The tool says so when the user stopped the child (or its parent): not a failure.
+    state: call.error?.code === SUBAGENT_STOPPED ? 'stopped' : stateOf(status),
   }
 }
+
+/** The task tool's code for a child stopped before it finished (main/core/host/runtime/subagents.ts). */
+const SUBAGENT_STOPPED = 'SUBAGENT_STOPPED'
 
 function stateOf(status: ToolStatus): SubagentState {
   switch (status) {
