@@ -185,6 +185,37 @@ describe('the Gantt and the timeline of a task call', () => {
     expect(plain?.subagentId).toBeUndefined()
   })
 
+  it('draws two subagents of one reply as two labelled spans side by side', () => {
+    const at = (seq: number, type: string, data: Record<string, unknown>) =>
+      asEvent({ seq, type, v: 1, turn: 1, step: 1, at: seq * 10, data })
+    const task = (callId: string, description: string) => ({
+      callId,
+      name: 'task',
+      args: { description, prompt: 'p' },
+    })
+    const bars = layoutGantt([
+      at(0, 'tool/call', task('a', 'First')),
+      at(1, 'tool/call', task('b', 'Second')),
+      at(2, 'subagent/started', { callId: 'a', sessionId: 'child-a', description: 'First' }),
+      at(3, 'subagent/started', { callId: 'b', sessionId: 'child-b', description: 'Second' }),
+      at(4, 'tool/result', {
+        callId: 'b',
+        ok: true,
+        output: 'b',
+        metadata: { subagent: 'child-b' },
+      }),
+      at(5, 'tool/result', {
+        callId: 'a',
+        ok: false,
+        error: { code: 'SUBAGENT_FAILED', message: 'x' },
+      }),
+    ]).bars
+    expect(bars.map((bar) => [bar.label, bar.subagentId, bar.row, bar.ok])).toEqual([
+      ['First', 'child-a', 1, false],
+      ['Second', 'child-b', 2, true],
+    ])
+  })
+
   it('offers the child from the call, its subagent/started and its result; the parent from session/spawned', () => {
     const { events, add } = parentLog()
     const call = events.at(-1)
