@@ -76,6 +76,11 @@ export interface ToolCallView {
   readonly sandboxed?: boolean
   /** The MCP server that provides the tool, and its own name for it (from `tool/call`). */
   readonly mcp?: { readonly server: string; readonly tool: string }
+  /**
+   * The child session a `task` call started: from `subagent/started` while it runs, else the
+   * result's `metadata.subagent` (absent until one of them is logged).
+   */
+  readonly subagent?: { readonly sessionId: string; readonly description?: string }
 }
 
 export interface Usage {

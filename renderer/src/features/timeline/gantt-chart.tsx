@@ -157,13 +157,15 @@ export function labelPlace(left: number, width: number): 'inside' | 'after' | 'b
 function Bar({ bar, left, width, top, isSelected, onSelect }: BarProps) {
   const duration = formatDuration(bar.end - bar.start)
   const state = bar.isOpen ? 'running' : bar.ok === false ? 'failed' : 'done'
+  const isSubagent = bar.subagentId !== undefined
+  const name = bar.kind === 'request' ? 'request' : isSubagent ? `subagent ${bar.label}` : bar.label
   return (
     <button
       type="button"
-      className={`gantt-item gantt-${bar.kind} gantt-${state}${isSelected ? ' gantt-selected' : ''} gantt-label-${labelPlace(left, width)}`}
+      className={`gantt-item gantt-${bar.kind}${isSubagent ? ' gantt-subagent' : ''} gantt-${state}${isSelected ? ' gantt-selected' : ''} gantt-label-${labelPlace(left, width)}`}
       style={{ left: `${left}%`, width: `${width}%`, top: top + 2, height: ROW_PX - 4 }}
-      title={`${bar.label} · ${duration} · seq ${bar.startSeq}${bar.endSeq === undefined ? '' : `..${bar.endSeq}`}`}
-      aria-label={`${bar.kind === 'request' ? 'request' : bar.label} step ${bar.step}, ${duration}`}
+      title={`${name} · ${duration} · seq ${bar.startSeq}${bar.endSeq === undefined ? '' : `..${bar.endSeq}`}${isSubagent ? ' · select it to open the subagent' : ''}`}
+      aria-label={`${name} step ${bar.step}, ${duration}`}
       data-testid="gantt-bar"
       data-kind={bar.kind}
       data-label={bar.label}
@@ -173,10 +175,11 @@ function Bar({ bar, left, width, top, isSelected, onSelect }: BarProps) {
       data-end={bar.end}
       data-start-seq={bar.startSeq}
       data-end-seq={bar.endSeq}
+      data-subagent-id={bar.subagentId}
       onClick={() => onSelect(bar.startSeq)}
     >
       <span className="gantt-item-label">
-        {bar.kind === 'request' ? 'request' : bar.label} {duration}
+        {name} {duration}
       </span>
     </button>
   )
