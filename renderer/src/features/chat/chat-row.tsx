@@ -12,6 +12,8 @@ import {
   RecoveredRow,
   TurnEndRow,
 } from './status-rows'
+import { SubagentCard } from './subagent-card'
+import { isSubagentCall } from './subagent'
 import { ToolCard } from './tool-card'
 
 interface ChatRowProps {
@@ -47,6 +49,16 @@ export const ChatRow = memo(function ChatRow({
     case 'context':
       return <ContextRow item={item} />
     case 'tool':
+      if (isSubagentCall(item.call)) {
+        return (
+          <SubagentCard
+            api={actions.api}
+            call={item.call}
+            pending={pending}
+            onOpenSession={actions.onOpenSession}
+          />
+        )
+      }
       return (
         <ToolCard
           api={actions.api}

@@ -82,6 +82,11 @@ export interface ToolCallView {
    * of this call's card, never cards of their own.
    */
   readonly inner?: readonly ToolCallView[]
+  /**
+   * The child session a `task` call started: from `subagent/started` while it runs, else the
+   * result's `metadata.subagent` (absent until one of them is logged).
+   */
+  readonly subagent?: { readonly sessionId: string; readonly description?: string }
 }
 
 /** Code mode's tool (main/core/tools/code): its card shows the program and its inner calls. */

@@ -118,6 +118,9 @@ class ItemBuilder {
       case 'tool/result':
         this.addCallEvent(event)
         return
+      case 'subagent/started':
+        this.addSubagent(event)
+        return
       case 'turn/start':
         this.turnStartAt.set(event.turn, event.at)
         return
@@ -201,6 +204,20 @@ class ItemBuilder {
         return
       }
     }
+  }
+
+  /**
+   * A `task` call started its child session: the card links to it from now on. Logged in the
+   * call's step; a call not on screen (an unannounced one) gets no card from this alone.
+   */
+  private addSubagent(event: EventDtoOf<'subagent/started'>): void {
+    const { callId, sessionId, description } = event.data
+    const key = callKey({ turn: event.turn, step: event.step, callId })
+    const entry = this.calls.get(key)
+    if (!entry) return
+    entry.call.subagent = { sessionId: String(sessionId), description }
+    entry.rev = event.seq
+    this.dirty.add(key)
   }
 
   /** The items now, as a new array; a call's item is a snapshot, never the mutable call. */
@@ -486,6 +503,9 @@ function applyResult(call: MutableCall, data: EventDtoOf<'tool/result'>['data'],
   if (data.outputRef !== undefined) call.outputRef = data.outputRef
   const sandboxed = metadata['sandboxed']
   if (typeof sandboxed === 'boolean') call.sandboxed = sandboxed
+  const subagent = metadata['subagent']
+  if (typeof subagent === 'string' && call.subagent?.sessionId !== subagent)
+    call.subagent = { sessionId: subagent }
   const duration = num(metadata, 'durationMs')
   if (duration !== undefined) call.durationMs = duration
   else if (call.calledAt !== undefined) call.durationMs = Math.max(0, at - call.calledAt)

@@ -165,6 +165,8 @@ function Bar({ bar, left, width, top, isSelected, onSelect }: BarProps) {
   const duration = formatDuration(bar.end - bar.start)
   const state = bar.isOpen ? 'running' : bar.ok === false ? 'failed' : 'done'
   const isInner = bar.parentId !== undefined
+  const isSubagent = bar.subagentId !== undefined
+  const name = bar.kind === 'request' ? 'request' : isSubagent ? `subagent ${bar.label}` : bar.label
   // An inner bar's label shows only inside it: beside it, it would cover the next inner bar.
   const place = labelPlace(left, width)
   const labelClass = isInner && place !== 'inside' ? 'gantt-label-hidden' : `gantt-label-${place}`
@@ -172,15 +174,15 @@ function Bar({ bar, left, width, top, isSelected, onSelect }: BarProps) {
   return (
     <button
       type="button"
-      className={`gantt-item gantt-${bar.kind} gantt-${state}${nesting}${isSelected ? ' gantt-selected' : ''} ${labelClass}`}
+      className={`gantt-item gantt-${bar.kind}${isSubagent ? ' gantt-subagent' : ''} gantt-${state}${nesting}${isSelected ? ' gantt-selected' : ''} ${labelClass}`}
       style={{
         left: `${left}%`,
         width: `${width}%`,
         top: top + (isInner ? 1 : 2),
         height: bar.rowSpan * ROW_PX - (isInner ? 5 : 4),
       }}
-      title={`${bar.label}${isInner ? ' (inside the program)' : ''} · ${duration} · seq ${bar.startSeq}${bar.endSeq === undefined ? '' : `..${bar.endSeq}`}`}
-      aria-label={`${bar.kind === 'request' ? 'request' : bar.label}${isInner ? ' inside the program' : ''} step ${bar.step}, ${duration}`}
+      title={`${name}${isInner ? ' (inside the program)' : ''} · ${duration} · seq ${bar.startSeq}${bar.endSeq === undefined ? '' : `..${bar.endSeq}`}${isSubagent ? ' · select it to open the subagent' : ''}`}
+      aria-label={`${name}${isInner ? ' inside the program' : ''} step ${bar.step}, ${duration}`}
       data-testid="gantt-bar"
       data-kind={bar.kind}
       data-label={bar.label}
@@ -191,10 +193,11 @@ function Bar({ bar, left, width, top, isSelected, onSelect }: BarProps) {
       data-end={bar.end}
       data-start-seq={bar.startSeq}
       data-end-seq={bar.endSeq}
+      data-subagent-id={bar.subagentId}
       onClick={() => onSelect(bar.startSeq)}
     >
       <span className="gantt-item-label">
-        {bar.kind === 'request' ? 'request' : bar.label} {duration}
+        {name} {duration}
       </span>
     </button>
   )

@@ -8,6 +8,9 @@
  * with `parent`) is an inner bar: it takes no row of its own but sits inside its parent's bar,
  * which is two rows tall (its label above, its inner bars below).
  *
+ * A `task` call's bar is its subagent's span: labelled with the subagent's description (from its
+ * arguments, then `subagent/started`) and naming the child session once the log does.
+ *
  * Concurrency is decided by seq, not by clock: a call started (its `tool/call` logged) before an
  * earlier call's `tool/result` ran alongside it, even when both took under a millisecond and
  * their `at`s are equal. The clock only places the bars on the axis.
@@ -42,6 +45,8 @@ export interface GanttBar {
   readonly rowSpan: number
   /** An inner bar's parent (the id of the call that made it); it sits on its parent's second row. */
   readonly parentId?: string
+  /** A `task` call's child session (`subagent/started`, or its result's metadata), once known. */
+  readonly subagentId?: string
 }
 
 export interface GanttLane {
@@ -72,6 +77,19 @@ interface OpenBar {
   ok?: boolean
   id: string
   parentId?: string
+  subagentId?: string
+}
+
+/** The tool that starts a subagent, whose bar is the child's span. */
+const TASK_TOOL = 'task'
+
+/** A `task` call's description argument, if it has one. */
+function taskDescription(args: unknown): string | undefined {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined
+  const description = (args as Record<string, unknown>)['description']
+  return typeof description === 'string' && description.trim() !== ''
+    ? description.trim()
+    : undefined
 }
 
 const stepKey = (turn: number, step: number) => `${turn}.${step}`
@@ -108,12 +126,13 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
         break
       }
       case 'tool/call': {
-        const { name, parent } = event.data
+        const { name, args, mcp, parent } = event.data
         const call = callKey(placeOf(event))
+        const isTask = name === TASK_TOOL && mcp === undefined
         const bar: OpenBar = {
           id: `tool:${call}`,
           kind: 'tool',
-          label: name,
+          label: (isTask ? taskDescription(args) : undefined) ?? name,
           turn: event.turn,
           step: event.step,
           start: event.at,
@@ -131,8 +150,20 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
         const bar = openCalls.get(call)
         if (bar) {
           Object.assign(bar, { end: event.at, endSeq: event.seq, ok: event.data.ok })
+          const subagent = event.data.metadata?.['subagent']
+          if (typeof subagent === 'string') bar.subagentId = subagent
           openCalls.delete(call)
         }
+        break
+      }
+      case 'subagent/started': {
+        const { callId, sessionId, description } = event.data
+        const bar = openCalls.get(callKey({ turn: event.turn, step: event.step, callId }))
+        if (bar)
+          Object.assign(bar, {
+            label: description.trim() || bar.label,
+            subagentId: String(sessionId),
+          })
         break
       }
       default:
@@ -199,6 +230,7 @@ export function layoutGantt(events: readonly EventDto[], now?: number): GanttLay
       ...(bar.ok === undefined ? {} : { ok: bar.ok }),
       rowSpan,
       ...(parent === undefined || bar.parentId === undefined ? {} : { parentId: bar.parentId }),
+      ...(bar.subagentId === undefined ? {} : { subagentId: bar.subagentId }),
     })
   }
   const lanes: GanttLane[] = [...laneOf.entries()].map(([key, lane]) => {
