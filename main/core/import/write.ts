@@ -175,6 +175,8 @@ class TranscriptWriter {
   private hasStepCalls = false
   private hasTurnReply = false
   private last: Position | undefined
+  /** The latest time the source gave: synthetic closing events take it rather than now. */
+  private lastAt: number | undefined
   /** The seq after `session/imported`: where a branch from the source's root is forked. */
   afterPreamble: number | undefined
 
@@ -338,7 +340,9 @@ class TranscriptWriter {
   }
 
   private append<T extends EventType>(type: T, data: EventDataInput<T>, at?: number) {
-    return this.session.append(type, data, at === undefined ? {} : { at })
+    if (at !== undefined) this.lastAt = Math.max(at, this.lastAt ?? 0)
+    const when = at ?? this.lastAt
+    return this.session.append(type, data, when === undefined ? {} : { at: when })
   }
 }
 
