@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -84,9 +92,7 @@ describe('bridle import', () => {
   it.each(CASES)(
     '$file: imported, then continued with bridle run --session: the model is sent its history',
     async ({ file, prompts, calls, output }) => {
-      const imported = await bridle(
-        cliArgv({ home, project }, 'import', join(fixtures, file)),
-      )
+      const imported = await bridle(cliArgv({ home, project }, 'import', join(fixtures, file)))
       expect(imported.stderr).toContain(`into ${project}`)
       expect(imported.status).toBe(0)
       const sessionId = imported.stdout.trim()
@@ -94,7 +100,17 @@ describe('bridle import', () => {
 
       server = await startModelServer({ script: [{ steps: [{ text: 'Carrying on.' }] }] })
       const run = await bridle(
-        cliArgv({ home }, 'run', '--session', sessionId, '--base-url', server.url, '--model', 'scripted', 'and now?'),
+        cliArgv(
+          { home },
+          'run',
+          '--session',
+          sessionId,
+          '--base-url',
+          server.url,
+          '--model',
+          'scripted',
+          'and now?',
+        ),
       )
       expect(run.stdout).toContain('Carrying on.')
       expect(run.status).toBe(0)

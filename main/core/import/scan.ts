@@ -48,9 +48,13 @@ export function scanSessions(home: string): ScannedSession[] {
         label: format.label,
         modifiedAt: Math.floor(stat.mtimeMs),
         bytes: stat.size,
-        ...(summary.sourceSessionId === undefined ? {} : { sourceSessionId: summary.sourceSessionId }),
+        ...(summary.sourceSessionId === undefined
+          ? {}
+          : { sourceSessionId: summary.sourceSessionId }),
         ...(summary.projectDir === undefined ? {} : { projectDir: summary.projectDir }),
-        ...(title ? { title: title.length > TITLE_CHARS ? `${title.slice(0, TITLE_CHARS - 1)}…` : title } : {}),
+        ...(title
+          ? { title: title.length > TITLE_CHARS ? `${title.slice(0, TITLE_CHARS - 1)}…` : title }
+          : {}),
       })
     }
   }

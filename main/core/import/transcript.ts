@@ -110,7 +110,10 @@ export const MAX_NOTE_EXCERPT = 2000
 
 /** `value` as JSON, cut to MAX_NOTE_EXCERPT characters with the rest counted. */
 export function excerpt(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
+  const text =
+    typeof value === 'string'
+      ? value
+      : ((JSON.stringify(value) as string | undefined) ?? String(value))
   if (text.length <= MAX_NOTE_EXCERPT) return text
   return `${text.slice(0, MAX_NOTE_EXCERPT)}… (${text.length - MAX_NOTE_EXCERPT} more characters)`
 }
@@ -118,7 +121,8 @@ export function excerpt(value: unknown): string {
 /** The text of content given as a string or a list of `{ type: 'text', text }` blocks. */
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return content === undefined || content === null ? '' : excerpt(content)
+  if (!Array.isArray(content))
+    return content === undefined || content === null ? '' : excerpt(content)
   return content
     .map((block) => {
       if (typeof block === 'string') return block

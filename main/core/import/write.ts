@@ -74,7 +74,7 @@ export function writeTranscript(
   const pathTo = (node: TranscriptNode): TranscriptNode[] => {
     const path: TranscriptNode[] = []
     const seen = new Set<string>()
-    for (let at: TranscriptNode | undefined = node; at && !seen.has(at.id); ) {
+    for (let at: TranscriptNode | undefined = node; at && !seen.has(at.id);) {
       seen.add(at.id)
       path.unshift(at)
       at = at.parentId === null ? undefined : byId.get(at.parentId)
@@ -102,7 +102,9 @@ export function writeTranscript(
   })
 
   const forks: SessionId[] = []
-  const children = new Set(transcript.nodes.flatMap((n) => (n.parentId === null ? [] : [n.parentId])))
+  const children = new Set(
+    transcript.nodes.flatMap((n) => (n.parentId === null ? [] : [n.parentId])),
+  )
   for (const node of transcript.nodes) {
     if (children.has(node.id) || positions.has(node.id)) continue
     const path = pathTo(node)
@@ -242,7 +244,10 @@ class TranscriptWriter {
   private assistant(item: AssistantItem, at?: number): void {
     if (item.blocks.length === 0) {
       const notes = item.notes?.join('; ')
-      return this.note(notes ? `A reply Bridle cannot carry: ${notes}` : 'A reply with no content.', at)
+      return this.note(
+        notes ? `A reply Bridle cannot carry: ${notes}` : 'A reply with no content.',
+        at,
+      )
     }
     this.closeStep(at)
     if (!this.session.isTurnOpen) this.openTurn(at)
@@ -272,14 +277,15 @@ class TranscriptWriter {
       at,
     )
     for (const block of blocks) {
-      if (block.type === 'tool-call') this.calls.set(block.callId, { name: block.name, args: block.args })
+      if (block.type === 'tool-call')
+        this.calls.set(block.callId, { name: block.name, args: block.args })
     }
     for (const note of item.notes ?? []) this.note(note, at)
     this.hasTurnReply = true
   }
 
   private result(item: ResultItem, at?: number): void {
-    const call = (this.session.step > 0) ? this.calls.get(item.callId) : undefined
+    const call = this.session.step > 0 ? this.calls.get(item.callId) : undefined
     if (!call) {
       return this.note(
         `A result for call ${item.callId}, which the reply before it did not make: ${excerpt(item.output)}`,
@@ -321,7 +327,8 @@ class TranscriptWriter {
           ok: false,
           error: {
             code: IMPORT_NO_RESULT,
-            message: 'The imported session has no result for this call: it may or may not have run.',
+            message:
+              'The imported session has no result for this call: it may or may not have run.',
           },
         },
         at,

@@ -172,7 +172,11 @@ describe('import of other tools’ sessions', () => {
     const { sessionId } = importRead(store, read, { projectDir: project, file: 'x.jsonl', clock })
     const events = eventsOf(sessionId)
     const result = ofType(events, 'tool/result')[0]
-    expect(result?.data).toMatchObject({ callId: 'c1', ok: false, error: { code: IMPORT_NO_RESULT } })
+    expect(result?.data).toMatchObject({
+      callId: 'c1',
+      ok: false,
+      error: { code: IMPORT_NO_RESULT },
+    })
     expect(ofType(events, 'turn/end')).toHaveLength(2)
   })
 
@@ -190,7 +194,10 @@ describe('import of other tools’ sessions', () => {
     const chain = new Chain()
     chain.add({ kind: 'user', role: 'input', text: 'hello' })
     // A call id the log refuses (empty): the write fails after the session row was made.
-    chain.add({ kind: 'assistant', blocks: [{ type: 'tool-call', callId: '', name: 'x', args: '{}' }] })
+    chain.add({
+      kind: 'assistant',
+      blocks: [{ type: 'tool-call', callId: '', name: 'x', args: '{}' }],
+    })
     const read: ReadImport = {
       format: 'pi',
       label: 'pi',

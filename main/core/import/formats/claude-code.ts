@@ -28,7 +28,9 @@ const BOOKKEEPING = new Set([
 type Entry = Record<string, unknown> & { type: string; message: Record<string, unknown> }
 
 const isEntry = (value: unknown): value is Entry =>
-  isRecord(value) && (value.type === 'user' || value.type === 'assistant') && isRecord(value.message)
+  isRecord(value) &&
+  (value.type === 'user' || value.type === 'assistant') &&
+  isRecord(value.message)
 
 export const claudeCodeFormat: SourceFormat = {
   source: 'claude-code',
@@ -37,16 +39,21 @@ export const claudeCodeFormat: SourceFormat = {
   isSessionFile: (relative) => /^[^/]+\/[^/]+\.jsonl$/.test(relative),
   matches(head) {
     const first = head[0]?.value
-    if (!isRecord(first) || typeof first.type !== 'string') return false
-    if (!isEntry(first) && !BOOKKEEPING.has(String(first.type))) return false
+    const type = isRecord(first) ? first.type : undefined
+    if (typeof type !== 'string') return false
+    if (!isEntry(first) && !BOOKKEEPING.has(type)) return false
     return head.some(
-      (r) => isEntry(r.value) && typeof r.value.uuid === 'string' && typeof r.value.sessionId === 'string',
+      (r) =>
+        isEntry(r.value) &&
+        typeof r.value.uuid === 'string' &&
+        typeof r.value.sessionId === 'string',
     )
   },
   describe(head) {
     const entry = head.find((r) => isEntry(r.value))?.value
     const prompt = head.find(
-      (r) => isEntry(r.value) && r.value.type === 'user' && typeof r.value.message.content === 'string',
+      (r) =>
+        isEntry(r.value) && r.value.type === 'user' && typeof r.value.message.content === 'string',
     )?.value
     const title = isEntry(prompt) ? textOf(prompt.message.content) : undefined
     return {
@@ -61,7 +68,16 @@ export const claudeCodeFormat: SourceFormat = {
     const chain = new Chain()
     let session: Record<string, unknown> | undefined
     /** The reply being joined: its `message.id` and blocks so far. */
-    let reply: { id: string; blocks: AssistantBlock[]; notes: string[]; model?: string; at?: number; usage?: Record<string, unknown> } | undefined
+    let reply:
+      | {
+          id: string
+          blocks: AssistantBlock[]
+          notes: string[]
+          model?: string
+          at?: number
+          usage?: Record<string, unknown>
+        }
+      | undefined
     const flush = () => {
       if (!reply) return
       chain.add(
@@ -71,8 +87,12 @@ export const claudeCodeFormat: SourceFormat = {
           notes: reply.notes,
           ...(reply.model === undefined ? {} : { model: reply.model }),
           usage: {
-            ...(typeof reply.usage?.input_tokens === 'number' ? { inputTokens: reply.usage.input_tokens } : {}),
-            ...(typeof reply.usage?.output_tokens === 'number' ? { outputTokens: reply.usage.output_tokens } : {}),
+            ...(typeof reply.usage?.input_tokens === 'number'
+              ? { inputTokens: reply.usage.input_tokens }
+              : {}),
+            ...(typeof reply.usage?.output_tokens === 'number'
+              ? { outputTokens: reply.usage.output_tokens }
+              : {}),
           },
         },
         reply.at,
@@ -138,16 +158,25 @@ function addAssistantBlocks(
       reply.blocks.push({
         type: 'reasoning',
         text: block.thinking,
-        ...(typeof block.signature === 'string' && block.signature ? { signature: block.signature } : {}),
+        ...(typeof block.signature === 'string' && block.signature
+          ? { signature: block.signature }
+          : {}),
       })
-    else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string')
+    else if (
+      block.type === 'tool_use' &&
+      typeof block.id === 'string' &&
+      typeof block.name === 'string'
+    )
       reply.blocks.push({
         type: 'tool-call',
         callId: block.id,
         name: block.name,
         args: JSON.stringify(block.input ?? {}),
       })
-    else reply.notes.push(`A ${str(block.type) ?? 'content'} block of a Claude Code reply: ${excerpt(block)}`)
+    else
+      reply.notes.push(
+        `A ${str(block.type) ?? 'content'} block of a Claude Code reply: ${excerpt(block)}`,
+      )
   }
 }
 
@@ -177,7 +206,11 @@ function readUserEntry(
         at,
       )
     } else if (block.type === 'text' && typeof block.text === 'string') words.push(block.text)
-    else chain.note(`A ${str(block.type) ?? 'content'} block of a Claude Code message: ${excerpt(block)}`, at)
+    else
+      chain.note(
+        `A ${str(block.type) ?? 'content'} block of a Claude Code message: ${excerpt(block)}`,
+        at,
+      )
   }
   if (words.length > 0) chain.add({ kind: 'user', role, text: words.join('\n') }, at)
 }

@@ -16,7 +16,8 @@ import { Chain, excerpt, isRecord, str, textOf, timeOf } from '../transcript.js'
 import type { SourceFormat } from './records.js'
 
 /** User-role text Codex writes itself before the user's words. */
-const CODEX_CONTEXT = /^\s*<(environment_context|user_instructions|permissions instructions)>|^\s*# AGENTS\.md instructions/
+const CODEX_CONTEXT =
+  /^\s*<(environment_context|user_instructions|permissions instructions)>|^\s*# AGENTS\.md instructions/
 
 interface Reply {
   blocks: AssistantBlock[]
@@ -39,8 +40,7 @@ export const codexFormat: SourceFormat = {
     const prompt = head
       .map((r) => (isRecord(r.value) && isRecord(r.value.payload) ? r.value.payload : undefined))
       .find(
-        (p) =>
-          p?.type === 'message' && p.role === 'user' && !CODEX_CONTEXT.test(textOf(p.content)),
+        (p) => p?.type === 'message' && p.role === 'user' && !CODEX_CONTEXT.test(textOf(p.content)),
       )
     const title = prompt ? textOf(prompt.content) : undefined
     return {
@@ -58,7 +58,12 @@ export const codexFormat: SourceFormat = {
     const flush = () => {
       if (!reply) return
       chain.add(
-        { kind: 'assistant', blocks: reply.blocks, notes: reply.notes, ...(model ? { model } : {}) },
+        {
+          kind: 'assistant',
+          blocks: reply.blocks,
+          notes: reply.notes,
+          ...(model ? { model } : {}),
+        },
         reply.at,
       )
       reply = undefined
@@ -92,7 +97,10 @@ export const codexFormat: SourceFormat = {
           if (item.role === 'user' && !CODEX_CONTEXT.test(text))
             chain.add({ kind: 'user', role: 'input', text }, at)
           else
-            chain.note(`Codex's ${str(item.role) ?? 'unknown'}-role instructions to its model: ${excerpt(text)}`, at)
+            chain.note(
+              `Codex's ${str(item.role) ?? 'unknown'}-role instructions to its model: ${excerpt(text)}`,
+              at,
+            )
           break
         }
         case 'reasoning': {
@@ -101,7 +109,9 @@ export const codexFormat: SourceFormat = {
           const text = [summary, content].filter(Boolean).join('\n')
           if (text) replyAt(at).blocks.push({ type: 'reasoning', text })
           if (typeof item.encrypted_content === 'string')
-            replyAt(at).notes.push('Encrypted reasoning, which only OpenAI can read, was not carried over.')
+            replyAt(at).notes.push(
+              'Encrypted reasoning, which only OpenAI can read, was not carried over.',
+            )
           break
         }
         case 'function_call':

@@ -38,8 +38,12 @@ function contentText(content: unknown, notes: string[]): string {
   if (!Array.isArray(content)) return textOf(content)
   const words: string[] = []
   for (const block of content) {
-    if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') words.push(block.text)
-    else notes.push(`A ${isRecord(block) ? (str(block.type) ?? 'content') : 'content'} block: ${excerpt(block)}`)
+    if (isRecord(block) && block.type === 'text' && typeof block.text === 'string')
+      words.push(block.text)
+    else
+      notes.push(
+        `A ${isRecord(block) ? (str(block.type) ?? 'content') : 'content'} block: ${excerpt(block)}`,
+      )
   }
   return words.join('\n')
 }
@@ -79,13 +83,18 @@ export const deepseekHarnessFormat: SourceFormat = {
       switch (event.type) {
         case 'user/message':
         case 'steering/message': {
-          const message = event.type === 'user/message' ? data : isRecord(data.message) ? data.message : {}
+          const message =
+            event.type === 'user/message' ? data : isRecord(data.message) ? data.message : {}
           const text = contentText(message.content, notes)
           const source = isRecord(message.source) ? message.source : {}
           if (isRecord(event.surfaceOp)) {
-            chain.note(`A DeepSeek Harness compaction summary (the whole history is imported): ${excerpt(text)}`, at)
+            chain.note(
+              `A DeepSeek Harness compaction summary (the whole history is imported): ${excerpt(text)}`,
+              at,
+            )
           } else if (text) {
-            const role = event.type === 'steering/message' || source.kind === 'user' ? 'input' : 'context'
+            const role =
+              event.type === 'steering/message' || source.kind === 'user' ? 'input' : 'context'
             chain.add({ kind: 'user', role, text }, at)
           }
           for (const note of notes) chain.note(note, at)
@@ -102,7 +111,11 @@ export const deepseekHarnessFormat: SourceFormat = {
               blocks.push({ type: 'text', text: block.text })
             else if (block.type === 'reasoning' && typeof block.text === 'string')
               blocks.push({ type: 'reasoning', text: block.text })
-            else if (block.type === 'tool-call' && typeof block.id === 'string' && typeof block.name === 'string')
+            else if (
+              block.type === 'tool-call' &&
+              typeof block.id === 'string' &&
+              typeof block.name === 'string'
+            )
               blocks.push({
                 type: 'tool-call',
                 callId: block.id,
@@ -118,8 +131,12 @@ export const deepseekHarnessFormat: SourceFormat = {
               notes,
               ...(typeof source.model === 'string' ? { model: source.model } : {}),
               usage: {
-                ...(typeof usage.inputTokens === 'number' ? { inputTokens: usage.inputTokens } : {}),
-                ...(typeof usage.outputTokens === 'number' ? { outputTokens: usage.outputTokens } : {}),
+                ...(typeof usage.inputTokens === 'number'
+                  ? { inputTokens: usage.inputTokens }
+                  : {}),
+                ...(typeof usage.outputTokens === 'number'
+                  ? { outputTokens: usage.outputTokens }
+                  : {}),
               },
             },
             at,
@@ -128,13 +145,18 @@ export const deepseekHarnessFormat: SourceFormat = {
         }
         case 'tool/result': {
           const message = isRecord(data.message) ? data.message : {}
-          const block = Array.isArray(message.content) ? message.content[0] : undefined
+          const block: unknown = Array.isArray(message.content)
+            ? (message.content as unknown[])[0]
+            : undefined
           if (!isRecord(block) || typeof block.toolCallId !== 'string') {
             chain.note(`A tool/result without its tool-result block: ${excerpt(data)}`, at)
             break
           }
           const output = contentText(block.content, notes)
-          chain.add({ kind: 'result', callId: block.toolCallId, output, isError: block.isError === true }, at)
+          chain.add(
+            { kind: 'result', callId: block.toolCallId, output, isError: block.isError === true },
+            at,
+          )
           for (const note of notes) chain.note(note, at)
           break
         }
@@ -146,7 +168,9 @@ export const deepseekHarnessFormat: SourceFormat = {
     return {
       source: 'deepseek-harness',
       sourceSessionId: String(header.id),
-      ...(typeof header.version === 'number' ? { sourceVersion: `session format ${header.version}` } : {}),
+      ...(typeof header.version === 'number'
+        ? { sourceVersion: `session format ${header.version}` }
+        : {}),
       ...(typeof header.cwd === 'string' ? { recordedProjectDir: header.cwd } : {}),
       nodes: chain.nodes,
       skipped: chain.skipped,

@@ -84,10 +84,16 @@ export const piFormat: SourceFormat = {
         skipped.set(type, (skipped.get(type) ?? 0) + 1)
       } else if (SETTINGS.has(type)) skipped.set(type, (skipped.get(type) ?? 0) + 1)
       else item = { kind: 'note', text: `A pi ${type} entry: ${excerpt(entry)}` }
-      nodes.push({ id: entry.id, parentId, ...(at === undefined ? {} : { at }), ...(item ? { item } : {}) })
+      nodes.push({
+        id: entry.id,
+        parentId,
+        ...(at === undefined ? {} : { at }),
+        ...(item ? { item } : {}),
+      })
       previous = entry.id
     }
-    const version = typeof header.version === 'number' ? `session format ${header.version}` : undefined
+    const version =
+      typeof header.version === 'number' ? `session format ${header.version}` : undefined
     return {
       source: 'pi',
       ...(typeof header.id === 'string' ? { sourceSessionId: header.id } : {}),
@@ -117,7 +123,11 @@ function messageItem(message: Record<string, unknown>): Item {
           blocks.push({ type: 'text', text: block.text })
         else if (block.type === 'thinking' && typeof block.thinking === 'string')
           blocks.push({ type: 'reasoning', text: block.thinking })
-        else if (block.type === 'toolCall' && typeof block.id === 'string' && typeof block.name === 'string')
+        else if (
+          block.type === 'toolCall' &&
+          typeof block.id === 'string' &&
+          typeof block.name === 'string'
+        )
           blocks.push({
             type: 'tool-call',
             callId: block.id,
@@ -127,7 +137,9 @@ function messageItem(message: Record<string, unknown>): Item {
         else dropped.push(excerpt(block))
       }
       if (typeof message.errorMessage === 'string')
-        dropped.push(`the reply ended with ${str(message.stopReason) ?? 'an error'}: ${message.errorMessage}`)
+        dropped.push(
+          `the reply ended with ${str(message.stopReason) ?? 'an error'}: ${message.errorMessage}`,
+        )
       const usage = isRecord(message.usage) ? message.usage : {}
       return {
         kind: 'assistant',
@@ -151,7 +163,7 @@ function messageItem(message: Record<string, unknown>): Item {
       return {
         kind: 'user',
         role: 'context',
-        text: `The user ran \`${str(message.command) ?? ''}\` (exit ${String(message.exitCode ?? 'unknown')}):\n${str(message.output) ?? ''}`,
+        text: `The user ran \`${str(message.command) ?? ''}\` (exit ${typeof message.exitCode === 'number' ? String(message.exitCode) : 'unknown'}):\n${str(message.output) ?? ''}`,
       }
     case 'custom':
     case 'branchSummary':
