@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { chatRequests, startModelServer } from '../fixtures/model-server/server.js'
 import type { ModelServer } from '../fixtures/model-server/server.js'
-import { cliArgv } from '../fixtures/cli.js'
+import { cliArgv, spawnCli } from '../fixtures/cli.js'
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'import')
 
@@ -144,6 +144,38 @@ describe('bridle import', () => {
     expect(shown.stdout).toMatch(new RegExp(`session/created\\s+project ${project}`))
     expect(shown.stdout).not.toMatch(/session\/created\s+project \/etc/)
   })
+
+  it.each([
+    ['y', 'recorded'],
+    ['n', 'current'],
+  ])(
+    'on a terminal, asks before using the recorded folder (answer %s: the %s folder)',
+    async (answer, which) => {
+      const recorded = join(root, 'recorded')
+      mkdirSync(recorded)
+      const file = join(root, 'session.jsonl')
+      const lines = readFileSync(join(fixtures, 'pi-session.jsonl'), 'utf8').split('\n')
+      lines[0] = JSON.stringify({ ...(JSON.parse(lines[0] ?? '') as object), cwd: recorded })
+      writeFileSync(file, lines.join('\n'))
+      const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
+      const command = `cd ${quote(project)} && ${[process.execPath, ...cliArgv({ home }, 'import', file)].map(quote).join(' ')}`
+      // `script` gives the CLI a real terminal, so it asks; our piped input is typed into it.
+      const child = spawnCli(['-qfec', command, '/dev/null'], 'script')
+      let output = ''
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      child.stdin.write(`${answer}\n`)
+      expect(await exited).toBe(0)
+      expect(output).toContain(`The session was recorded in ${recorded}.`)
+      const sessionId = /[0-9a-f-]{36}/.exec(
+        output.split('Use it as the project folder?')[1] ?? '',
+      )?.[0]
+      const shown = await bridle(cliArgv({ home }, 'events', sessionId ?? 'none'))
+      expect(shown.stdout).toMatch(
+        new RegExp(`session/created\\s+project ${which === 'recorded' ? recorded : project}\\n`),
+      )
+    },
+  )
 
   it('refuses a file in no known format with exit 1, and creates no session', async () => {
     const refused = await bridle(
