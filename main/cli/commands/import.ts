@@ -48,10 +48,11 @@ export const importCommand: CliCommand = {
       cwd: process.cwd(),
       ...(process.stdin.isTTY && process.stderr.isTTY ? { confirm: confirmOnTerminal } : {}),
     })
-    if (choice.notice) process.stderr.write(`bridle: ${choice.notice}\n`)
     const result = withStore(databasePath(ensureHome(home)), (store) =>
       importRead(store, read, { projectDir: choice.dir, file: basename(file) }),
     )
+    // Said once the import stood: a refused file gets its reason alone.
+    if (choice.notice) process.stderr.write(`bridle: ${choice.notice}\n`)
     process.stderr.write(
       `bridle: imported ${read.label} session into ${choice.dir}${result.forks.length > 0 ? `, with ${result.forks.length} fork(s) for its other branches: ${result.forks.join(', ')}` : ''}\n`,
     )

@@ -51,6 +51,8 @@ function contentText(content: unknown, notes: string[]): string {
 export const deepseekHarnessFormat: SourceFormat = {
   source: 'deepseek-harness',
   label: 'DeepSeek Harness',
+  // The JSONL backend has no default root (its README); `~/.dsh/sessions` is the root a
+  // DeepSeek Harness fork's session service falls back to. Any other root: import the file itself.
   folder: ['.dsh', 'sessions'],
   isSessionFile: (relative) => /^[^/]+\/[^/]+\.jsonl$/.test(relative),
   matches: (head) => isHeader(head[0]?.value),
