@@ -714,6 +714,7 @@ export const FORWARDED_EVENT_TYPES = [
   'process/started',
   'subagent/started',
   'session/spawned',
+  'session/imported',
   'approval/requested',
   'approval/decided',
   'compaction/checkpoint',

@@ -242,6 +242,7 @@ export class Lifecycle {
       }
       case 'session/created':
       case 'session/spawned':
+      case 'session/imported':
       case 'session/title':
       case 'session/model':
       case 'session/code-mode':

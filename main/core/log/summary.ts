@@ -34,6 +34,8 @@ export function summarizeEvent(event: LogEvent): string {
       return `${clip(event.data.title)}${event.data.source === 'user' ? '' : ` (${event.data.source})`}`
     case 'session/spawned':
       return `subagent of ${String(event.data.by.sessionId)} (call ${event.data.by.callId}, ${event.data.mode}): ${clip(event.data.description, 60)}`
+    case 'session/imported':
+      return `from ${event.data.source}: ${event.data.file}`
     case 'session/model':
       return `${event.data.endpointId ? `${event.data.endpointId} ` : ''}${event.data.model}`
     case 'session/code-mode':

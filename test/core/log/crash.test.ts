@@ -197,6 +197,7 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'process/started':
       case 'subagent/started':
       case 'session/spawned':
+      case 'session/imported':
       case 'workspace/diff':
       case 'deliverable/present':
       case 'recovery/repaired':
