@@ -46,6 +46,8 @@ export const ErrorCode = z.enum([
   'PLUGIN_FAILED',
   /** An MCP server could not do what was asked (start, a prompt); the message names it and why. */
   'MCP_FAILED',
+  /** A file to import is in no format Bridle reads (or empty, or compressed); nothing was written. */
+  'IMPORT_REFUSED',
   /** Anything else the Host threw; the message says what. */
   'INTERNAL',
 ])
@@ -305,6 +307,30 @@ export const FileChange = z.object({
   isBinary: z.boolean().optional(),
 })
 export type FileChange = z.infer<typeof FileChange>
+
+// ---- Import from other harnesses (issue 20) -------------------------------------------------
+
+/** The tools whose session files `import/*` reads, besides Bridle's own export. */
+export const ImportTool = z.enum(['claude-code', 'codex', 'pi', 'deepseek-harness'])
+export type ImportTool = z.infer<typeof ImportTool>
+
+/** One session file found in a tool's default folder by `import/scan`. */
+export const ScannedImport = z.object({
+  /** The file's absolute path: what `import/inspect` and `import/run` take. */
+  path: z.string().min(1),
+  /** The same path for people, the home folder written `~`. */
+  displayPath: z.string().min(1),
+  tool: ImportTool,
+  /** The tool's name for people ("Claude Code"). */
+  label: z.string().min(1),
+  modifiedAt: Millis,
+  bytes: z.number().int().nonnegative(),
+  /** The first prompt (or the tool's title), cut to one short line. */
+  title: z.string().optional(),
+  /** The folder the file recorded, as it says: untrusted, never used without the user's choice. */
+  recordedProjectDir: z.string().optional(),
+})
+export type ScannedImport = z.infer<typeof ScannedImport>
 
 // ---- Methods ------------------------------------------------------------------------------
 
@@ -661,6 +687,48 @@ export const methods = {
     description: 'The changes a turn made to the project, with a diff per file from its snapshot.',
     params: z.object({ sessionId: Id, turn: z.number().int().positive() }).strict(),
     result: z.object({ turn: z.number().int().positive(), files: z.array(FileChange) }),
+  },
+  'import/scan': {
+    description:
+      'The session files of Claude Code, Codex CLI, pi and DeepSeek Harness in their default folders under the home folder, newest first, and the folders looked in.',
+    params: z.object({}).strict(),
+    result: z.object({
+      sessions: z.array(ScannedImport),
+      /** Where each tool keeps its sessions (`~/...`), also when nothing was found there. */
+      folders: z.array(z.object({ tool: ImportTool, label: z.string(), folder: z.string() })),
+    }),
+  },
+  'import/inspect': {
+    description:
+      'Reads a file to import without writing anything: its format and the project folder it recorded, and whether that folder exists here. A file in no known format is IMPORT_REFUSED.',
+    params: z.object({ path: z.string().min(1).max(4096) }).strict(),
+    result: z.object({
+      /** The file's real path. */
+      path: z.string().min(1),
+      displayPath: z.string().min(1),
+      format: z.union([z.literal('bridle'), ImportTool]),
+      label: z.string().min(1),
+      recordedProjectDir: z.string().optional(),
+      /** The recorded folder is an absolute path to a folder that exists here. */
+      recordedProjectDirExists: z.boolean(),
+    }),
+  },
+  'import/run': {
+    description:
+      "Imports a file as a new session (pi's other branches as its forks) in the project folder the user chose; nothing is written for a file in no known format (IMPORT_REFUSED).",
+    params: z
+      .object({
+        path: z.string().min(1).max(4096),
+        /** Absolute (or `~/...`), an existing folder; never defaulted to the folder the file recorded. */
+        projectDir: z.string().min(1).max(4096),
+      })
+      .strict(),
+    result: z.object({
+      session: SessionSummary,
+      /** The forks made for the source's other branches (pi), oldest branch first. */
+      forkIds: z.array(Id),
+      label: z.string().min(1),
+    }),
   },
   'project/files-exist': {
     description:

@@ -141,6 +141,39 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     result: { sessions: [session, { ...session, id: 's2', parentId: 's1', forkSeq: 12 }] },
   },
   'session/fork': { params: { sessionId: 's1', atSeq: 12 }, result: session },
+  'import/scan': {
+    params: {},
+    result: {
+      sessions: [
+        {
+          path: '/home/someone/.pi/agent/sessions/--demo--/s.jsonl',
+          displayPath: '~/.pi/agent/sessions/--demo--/s.jsonl',
+          tool: 'pi',
+          label: 'pi',
+          modifiedAt: 1_700_000_000_000,
+          bytes: 2048,
+          title: 'Write notes.txt',
+          recordedProjectDir: '/home/someone/demo',
+        },
+      ],
+      folders: [{ tool: 'pi', label: 'pi', folder: '~/.pi/agent/sessions' }],
+    },
+  },
+  'import/inspect': {
+    params: { path: '~/.codex/sessions/2026/12/06/rollout-a.jsonl' },
+    result: {
+      path: '/home/someone/.codex/sessions/2026/12/06/rollout-a.jsonl',
+      displayPath: '~/.codex/sessions/2026/12/06/rollout-a.jsonl',
+      format: 'codex',
+      label: 'Codex CLI',
+      recordedProjectDir: '/etc',
+      recordedProjectDirExists: true,
+    },
+  },
+  'import/run': {
+    params: { path: '/home/someone/s.jsonl', projectDir: '/p' },
+    result: { session, forkIds: ['s2'], label: 'pi' },
+  },
   'session/events': {
     params: { sessionId: 's1', fromSeq: 0, types: ['tool/call'], limit: 100 },
     result: { events: [event], nextSeq: null, length: 40 },
@@ -337,6 +370,18 @@ describe('the contract', () => {
     expect(notifications['session/event'].parse(JSON.parse(JSON.stringify(sample)))).toEqual(sample)
     const bad = { ...sample, event: { ...sample.event, data: { on: 'yes' } } }
     expect(notifications['session/event'].safeParse(bad).success).toBe(false)
+  })
+
+  it('import/run takes no import without a project folder named by the caller', () => {
+    const params = methods['import/run'].params
+    expect(params.safeParse({ path: '/home/someone/s.jsonl' }).success).toBe(false)
+    expect(params.safeParse({ path: '/home/someone/s.jsonl', projectDir: '' }).success).toBe(false)
+    expect(
+      methods['import/inspect'].result.safeParse({
+        ...samples['import/inspect'].result,
+        format: 'cursor',
+      }).success,
+    ).toBe(false)
   })
 
   it('error results carry a known code', () => {

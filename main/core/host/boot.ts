@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { homedir } from 'node:os'
 import type { TopicName, NotificationOf } from '../../../protocol/contract.js'
 import type { CallContext, Host, HostHandlers, NotificationSink } from './host.js'
 import { databasePath, openStore } from '../store/index.js'
@@ -70,7 +71,11 @@ function compose(opts: BootOptions): Host {
     ...settings.handlers,
     ...runtime.handlers,
     ...mcp.handlers,
-    ...sessionHandlers(context, { settings: settings.service, runtime: runtime.service }),
+    ...sessionHandlers(context, {
+      settings: settings.service,
+      runtime: runtime.service,
+      userHome: userHomeOf(opts.env ?? process.env),
+    }),
     'app/info': (_params, ctx: CallContext) => ({
       name: 'Bridle',
       version: opts.version,
@@ -105,6 +110,11 @@ function compose(opts: BootOptions): Host {
       }
     },
   }
+}
+
+/** Where other tools keep their sessions: $HOME first (so a test or a user can move it). */
+function userHomeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || env.USERPROFILE || homedir()
 }
 
 /** One sink that tells every sink in `sinks` (as it is at each call) in turn. */

@@ -140,5 +140,8 @@ export type SessionMethods =
   | 'workspace/diff'
   | 'project/files-exist'
   | 'project/files'
+  | 'import/scan'
+  | 'import/inspect'
+  | 'import/run'
 
 export type HandlerGroup<M extends keyof HostHandlers> = Pick<HostHandlers, M>

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { LogError } from '../../log/errors.js'
 import { StoreError } from '../../store/index.js'
@@ -15,6 +16,7 @@ import type {
 import { filesExist } from './project-files.js'
 import { ProjectFileLister } from './file-list.js'
 import { readEventsPage, searchSessions } from './events.js'
+import { SessionImports } from './import.js'
 import { SessionWrites } from './manage.js'
 import { readOutput } from './output.js'
 import { requestView } from './request.js'
@@ -26,6 +28,8 @@ export interface SessionDeps {
   readonly runtime: RuntimeService
   /** Epoch milliseconds for trash and recent-project times; a port so tests can fix time. */
   readonly clock?: () => number
+  /** The user's home folder, where other tools keep the sessions `import/scan` lists. */
+  readonly userHome?: string
 }
 
 /**
@@ -40,6 +44,13 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
   const recent = new RecentProjects(ctx.home, deps.clock)
   const writes = new SessionWrites(ctx, deps, summaries, recent)
   const lister = new ProjectFileLister(deps.clock)
+  const imports = new SessionImports(
+    ctx,
+    deps.userHome ?? homedir(),
+    summaries,
+    recent,
+    deps.clock ?? Date.now,
+  )
   const diffs = {
     store,
     snapshots: new SnapshotStore(join(ctx.home, SNAPSHOTS_DIR)),
@@ -88,6 +99,10 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
     'session/delete': ({ sessionId }) => writes.trash(sessionId),
     'session/restore': ({ sessionId }) => writes.restore(sessionId),
     'session/fork': ({ sessionId, atSeq, title }) => writes.fork(sessionId, atSeq, title),
+
+    'import/scan': () => imports.scan(),
+    'import/inspect': ({ path }) => imports.inspect(path),
+    'import/run': ({ path, projectDir }) => imports.run(path, projectDir),
 
     'session/events': (params) => readEventsPage(store, summaries, params),
     'session/search': (params) => searchSessions(store, summaries, params),
