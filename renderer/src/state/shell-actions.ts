@@ -169,6 +169,13 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
       if (next !== undefined) await get().openSession(next)
     },
 
+    async openImported(session) {
+      // The host recorded the folder as a recent project; opening it puts it in the picker.
+      if (session.projectDir !== get().projectDir) await get().openProject(session.projectDir)
+      applySummary(session)
+      await get().openSession(session.id)
+    },
+
     async forkSession(sessionId, atSeq) {
       const result = await call('session/fork', { sessionId, atSeq })
       if (!result.ok) return fail('Could not fork the session', result.error)

@@ -98,6 +98,8 @@ export interface ShellState {
   readonly createSession: (title?: string) => Promise<string | undefined>
   readonly renameSession: (sessionId: string, title: string) => Promise<void>
   readonly deleteSession: (sessionId: string) => Promise<void>
+  /** Shows a session just imported: its project (opened if it is another) and the session. */
+  readonly openImported: (session: SessionSummary) => Promise<void>
   /** Forks `sessionId` before `atSeq` and opens the fork. */
   readonly forkSession: (sessionId: string, atSeq: number) => Promise<void>
   /** Sends text (and attachments); resolves false when the call was refused and nothing was logged (the notice says why). */
