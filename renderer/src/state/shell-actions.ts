@@ -63,6 +63,7 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     drawer: { isOpen: false, panel: 'timeline' },
     page: 'chat',
     sidebar: { isOpen: true, isSheetOpen: false },
+    isImportOpen: false,
     notice: undefined,
 
     async start() {
@@ -238,6 +239,14 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
 
     setSidebarSheet(isOpen) {
       set({ sidebar: { ...get().sidebar, isSheetOpen: isOpen } })
+    },
+
+    setImportOpen(isOpen) {
+      set(
+        isOpen
+          ? { isImportOpen: true, sidebar: { ...get().sidebar, isSheetOpen: false } }
+          : { isImportOpen: false },
+      )
     },
 
     toggleDrawer() {

@@ -84,6 +84,8 @@ export interface ShellState {
    * over it when narrow (`isSheetOpen`, closed until asked for).
    */
   readonly sidebar: { readonly isOpen: boolean; readonly isSheetOpen: boolean }
+  /** The "Import…" dialog is open (kept here, not in the sidebar, which a resize remounts). */
+  readonly isImportOpen: boolean
   /** The last action that failed, said in words for a dismissible alert. */
   readonly notice: string | undefined
 
@@ -113,6 +115,8 @@ export interface ShellState {
   readonly closeSettings: () => void
   readonly toggleSidebar: () => void
   readonly setSidebarSheet: (isOpen: boolean) => void
+  /** Opens or closes "Import…"; opening closes the sessions sheet it was opened from. */
+  readonly setImportOpen: (isOpen: boolean) => void
   readonly setEndpointsConfigured: () => void
   readonly dismissNotice: () => void
 }

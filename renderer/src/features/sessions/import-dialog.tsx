@@ -20,13 +20,10 @@ type Scan =
  * file recorded is offered only when it exists, says it comes from the file, and is never
  * preselected. On success the new session opens.
  */
-export function ImportDialog({
-  isOpen,
-  onClose,
-}: {
-  readonly isOpen: boolean
-  readonly onClose: () => void
-}) {
+export function ImportDialog() {
+  const isOpen = useShell((s) => s.isImportOpen)
+  const setImportOpen = useShell((s) => s.setImportOpen)
+  const onClose = () => setImportOpen(false)
   return (
     // Not Radix-modal: its scroll lock injects a <style>, which the strict CSP refuses;
     // useDialogFocus keeps focus inside and returns it to the opener.

@@ -1,7 +1,5 @@
-import { useState } from 'react'
 import { useShell } from '../../state/shell-context'
 import { shortcutLabel } from '../../state/shortcuts'
-import { ImportDialog } from './import-dialog'
 import { ProjectPicker } from './project-picker'
 import { SearchBox, SearchResults } from './search'
 import { SessionTree } from './session-tree'
@@ -15,7 +13,7 @@ export function Sidebar() {
   const createSession = useShell((s) => s.createSession)
   const projectDir = useShell((s) => s.projectDir)
   const query = useShell((s) => s.search.query)
-  const [isImporting, setImporting] = useState(false)
+  const setImportOpen = useShell((s) => s.setImportOpen)
   return (
     <aside className="sidebar" aria-label="Sessions">
       <ProjectPicker />
@@ -32,13 +30,12 @@ export function Sidebar() {
         <button
           type="button"
           className="import-open"
-          onClick={() => setImporting(true)}
+          onClick={() => setImportOpen(true)}
           title="Import a session of Claude Code, Codex CLI, pi or DeepSeek Harness"
         >
           Import…
         </button>
       </div>
-      <ImportDialog isOpen={isImporting} onClose={() => setImporting(false)} />
       <SearchBox />
       <div className="sidebar-scroll">
         {query.trim() === '' ? <SessionTree /> : <SearchResults />}
