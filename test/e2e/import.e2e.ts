@@ -118,7 +118,8 @@ test('a file in no known format shows the error and creates nothing; a recorded 
   app = await startApp({ env: { HOME: userHome }, script: [] })
   await page.setViewportSize({ width: 1440, height: 900 })
   const dialog = await openImport(page)
-  await expect(dialog).toContainText('No sessions found in ~/.claude/projects')
+  await expect(dialog).toContainText('No sessions found in')
+  await expect(dialog).toContainText('~/.claude/projects')
 
   await dialog.getByRole('button', { name: 'Choose file…' }).click()
   const path = dialog.getByRole('textbox', { name: 'Session file path' })
