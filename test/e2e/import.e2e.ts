@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { startApp } from './app-fixture'
 import type { AppUnderTest } from './app-fixture'
+import { unexpectedErrors } from './console-errors'
 import { shootEachWay } from './shots'
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'import')
@@ -29,14 +30,22 @@ const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'import')
 
 let app: AppUnderTest
 let userHome: string
+let consoleErrors: string[]
 
-test.beforeEach(async () => {
+test.beforeEach(async ({ page }) => {
   userHome = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-e2e-user-')))
+  consoleErrors = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text())
+  })
 })
 
 test.afterEach(async () => {
+  // Taken before the server stops: a closed bridge logs its own errors.
+  const errors = unexpectedErrors(consoleErrors)
   await app.stop()
   rmSync(userHome, { recursive: true, force: true })
+  expect(errors).toEqual([])
 })
 
 /** Copies a fixture where its tool keeps sessions under the fake home folder. */
@@ -110,6 +119,21 @@ test('Import… lists the scanned sessions by tool; importing one opens it with 
   const tree = page.getByRole('tree', { name: 'Session tree' })
   await expect(tree.getByRole('treeitem')).toHaveCount(1)
   await expect(tree.getByRole('treeitem').first()).toHaveAttribute('aria-selected', 'true')
+})
+
+test('in a narrow window Import… opens from the sessions sheet, which closes', async ({ page }) => {
+  app = await startApp({ env: { HOME: userHome }, script: [] })
+  await page.setViewportSize({ width: 1024, height: 700 })
+  await page.goto(app.url)
+  await page.getByRole('button', { name: 'Sessions' }).first().click()
+  const sheet = page.getByRole('dialog', { name: 'Sessions' })
+  await sheet.getByRole('button', { name: 'Import…' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Import a session' })
+  await expect(dialog).toBeVisible()
+  await expect(sheet).toBeHidden()
+  await expect(dialog.locator(':focus')).toHaveCount(1)
+  await page.keyboard.press('Escape')
+  await expect(dialog).toBeHidden()
 })
 
 test('a file in no known format shows the error and creates nothing; a recorded folder is chosen only by the user', async ({
