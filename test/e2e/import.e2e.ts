@@ -32,7 +32,7 @@ let app: AppUnderTest
 let userHome: string
 let consoleErrors: string[]
 
-test.beforeEach(async ({ page }) => {
+test.beforeEach(({ page }) => {
   userHome = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-e2e-user-')))
   consoleErrors = []
   page.on('console', (message) => {
