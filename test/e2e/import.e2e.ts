@@ -116,6 +116,7 @@ test('Import… lists the scanned sessions by tool; importing one opens it with 
   await expect(chat).toContainText('Create notes.txt saying hello')
   await expect(chat).toContainText('What does notes.txt say?')
   await expect(chat).toContainText('It says hello.')
+  await page.screenshot({ path: join(SHOTS, 'imported-session-1440-light.png') })
   const tree = page.getByRole('tree', { name: 'Session tree' })
   await expect(tree.getByRole('treeitem')).toHaveCount(1)
   await expect(tree.getByRole('treeitem').first()).toHaveAttribute('aria-selected', 'true')
