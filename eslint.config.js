@@ -72,6 +72,7 @@ const layerOrder = [
   ['main/core/prompt'],
   ['main/core/compaction'],
   ['main/core/mcp'],
+  ['main/core/export'],
   ['main/core/host'],
   ['main/cli', 'main/electron'],
 ]

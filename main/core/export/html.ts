@@ -81,12 +81,14 @@ function renderItem(item: TranscriptItem): string {
 
 function renderTool(call: ToolItem): string {
   const status = statusText(call)
-  const mcp = call.mcpServer === undefined ? '' : ` <span class="muted">(${escape(call.mcpServer)})</span>`
+  const mcp =
+    call.mcpServer === undefined ? '' : ` <span class="muted">(${escape(call.mcpServer)})</span>`
   const subagent =
     call.subagent === undefined
       ? ''
       : `<p class="subagent">Subagent session <code>${escape(call.subagent.sessionId)}</code>: ${escape(call.subagent.description)}</p>`
-  const refusal = call.refusal === undefined ? '' : `<p class="note warning">${escape(call.refusal)}</p>`
+  const refusal =
+    call.refusal === undefined ? '' : `<p class="note warning">${escape(call.refusal)}</p>`
   const result =
     call.output !== undefined
       ? `<p class="label">Result</p>${pre(call.output)}`
@@ -106,7 +108,9 @@ function renderFile(file: FileItem): string {
   }
   const lines = file.patch.text.replace(/\n$/, '').split('\n')
   const open = lines.length <= OPEN_DIFF_LINES ? ' open' : ''
-  const diff = lines.map((line) => `<span class="${diffClass(line)}">${escape(line)}</span>`).join('\n')
+  const diff = lines
+    .map((line) => `<span class="${diffClass(line)}">${escape(line)}</span>`)
+    .join('\n')
   const cutNote = file.patch.cut === undefined ? '' : `<p class="cut">${escape(file.patch.cut)}</p>`
   return `<details class="file"${open}>${head}<pre class="diff">${diff}</pre>${cutNote}</details>`
 }
@@ -124,9 +128,19 @@ function pre(shown: Shown): string {
   return `<pre>${escape(shown.text)}</pre>${cutNote}`
 }
 
-/** GitHub-flavoured Markdown to HTML; raw HTML in it is escaped, dangerous links dropped. */
+/**
+ * GitHub-flavoured Markdown to HTML; raw HTML in it is escaped, dangerous links dropped. Images
+ * become links: a page that fetched them would tell their server who read the transcript (the
+ * CSP blocks that too, but not every viewer honours a CSP).
+ */
 function markdown(text: string): string {
-  return micromark(text, { extensions: [gfm()], htmlExtensions: [gfmHtml()] })
+  const html = micromark(text, { extensions: [gfm()], htmlExtensions: [gfmHtml()] })
+  // micromark writes every image as exactly this, its attributes already escaped.
+  return html.replace(/<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? \/>/g, (_, src, alt) =>
+    src === ''
+      ? `<span class="muted">[image: ${alt}]</span>`
+      : `<a class="image-link" href="${src}">[image: ${alt || 'untitled'}]</a>`,
+  )
 }
 
 const ESCAPES: Readonly<Record<string, string>> = {

@@ -186,9 +186,7 @@ export function buildTranscript(
             kind: 'user',
             text: redact(content),
             attachments: (event.data.attachments ?? []).map((a) =>
-              redact(
-                a.kind === 'file' ? a.path : a.kind === 'image' ? `image (${a.mime})` : a.uri,
-              ),
+              redact(a.kind === 'file' ? a.path : a.kind === 'image' ? `image (${a.mime})` : a.uri),
             ),
             at: event.at,
           })
@@ -329,11 +327,7 @@ export function buildTranscript(
   }
 }
 
-function fileItem(
-  file: DiffFile,
-  opts: TranscriptOptions,
-  redact: Redactor,
-): FileItem {
+function fileItem(file: DiffFile, opts: TranscriptOptions, redact: Redactor): FileItem {
   const base = {
     path: redact(file.path),
     status: file.status,
@@ -359,11 +353,11 @@ export function cut(text: string, maxLines: number, maxChars: number): Shown {
   if (lines.length <= maxLines && text.length <= maxChars) return { text }
   let kept = lines.slice(0, maxLines).join('\n')
   if (kept.length > maxChars) kept = kept.slice(0, maxChars)
-  const restLines = text.slice(kept.length).split('\n').length - 1
+  const restLines = text.slice(kept.length).replace(/\n$/, '').split('\n').length - 1
   const rest =
     restLines > 0
-      ? `${plural(restLines, 'more line')}`
-      : `${plural(text.length - kept.length, 'more character')}`
+      ? plural(restLines, 'more line')
+      : plural(text.length - kept.length, 'more character')
   return { text: kept, cut: `${rest} not shown (the whole text is in the session's log)` }
 }
 

@@ -35,10 +35,7 @@ export function headerFacts(header: TranscriptHeader): [string, string][] {
     facts.push(['Forked from', `${fork.sessionId} at event ${fork.atSeq}`])
   }
   if (header.spawnedBy !== undefined) {
-    facts.push([
-      'Subagent of',
-      `${header.spawnedBy.sessionId}: ${header.spawnedBy.description}`,
-    ])
+    facts.push(['Subagent of', `${header.spawnedBy.sessionId}: ${header.spawnedBy.description}`])
   }
   return facts
 }
