@@ -108,9 +108,10 @@ function renderFile(file: FileItem): string {
   }
   const lines = file.patch.text.replace(/\n$/, '').split('\n')
   const open = lines.length <= OPEN_DIFF_LINES ? ' open' : ''
+  // Block spans, one a line: a newline between them would show as a blank line in the <pre>.
   const diff = lines
     .map((line) => `<span class="${diffClass(line)}">${escape(line)}</span>`)
-    .join('\n')
+    .join('')
   const cutNote = file.patch.cut === undefined ? '' : `<p class="cut">${escape(file.patch.cut)}</p>`
   return `<details class="file"${open}>${head}<pre class="diff">${diff}</pre>${cutNote}</details>`
 }
@@ -168,7 +169,7 @@ a{color:var(--link)}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 pre{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:10px 12px;overflow-x:auto;margin:6px 0;white-space:pre}
 :not(pre)>code{background:var(--panel);border-radius:4px;padding:.1em .35em}
-.head{border-bottom:1px solid var(--line);padding-bottom:16px;margin-bottom:8px}
+.head{padding-bottom:4px}
 .kicker{margin:0;color:var(--muted);font-size:12px;letter-spacing:.06em;text-transform:uppercase}
 h1{font-size:26px;line-height:1.25;margin:4px 0 12px;overflow-wrap:anywhere}
 .facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:6px 20px;margin:0 0 12px}
