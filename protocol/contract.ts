@@ -656,6 +656,13 @@ export const methods = {
     params: z.object({ sessionId: Id, turn: z.number().int().positive() }).strict(),
     result: z.object({ turn: z.number().int().positive(), files: z.array(FileChange) }),
   },
+  'session/export': {
+    description:
+      "A session's whole history (forks flattened) as a transcript for people: one self-contained HTML page or GitHub-flavoured Markdown, tool calls folded, diffs shown, secrets redacted (best-effort).",
+    params: z.object({ sessionId: Id, format: z.enum(['html', 'md']) }).strict(),
+    /** `fileName`: a suggested name for saving it (the title's words, the extension). */
+    result: z.object({ text: z.string(), fileName: z.string().min(1) }),
+  },
   'project/files-exist': {
     description:
       "Whether each path (relative to the session's project folder, or absolute) is a file or folder there now (what present accepts). A path outside the folder, also through a symlink, is reported as not there.",

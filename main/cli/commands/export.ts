@@ -41,7 +41,7 @@ export const exportCommand: CliCommand = {
       const chunks =
         format === 'jsonl'
           ? chunked(exportLines(store, sessionId))
-          : [exportTranscript(store, sessionId, format, transcriptOptions(home))]
+          : [exportTranscript(store, sessionId, format, transcriptOptions(home)).text]
       if (values.out === undefined) {
         for (const chunk of chunks) process.stdout.write(chunk)
       } else {

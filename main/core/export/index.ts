@@ -17,6 +17,13 @@ export { buildTranscript, renderHtml, renderMarkdown }
 export const TRANSCRIPT_FORMATS = ['html', 'md'] as const
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number]
 
+/** A transcript's text, and a name to save it under. */
+export interface ExportedTranscript {
+  readonly text: string
+  /** `<the title's words>.html` (redacted, plain letters, digits and dashes), or `session-<id>`. */
+  readonly fileName: string
+}
+
 /**
  * The transcript of session `sessionId` (forks flattened) in `format`, as one string. Throws
  * NO_SUCH_SESSION, or CORRUPT_LOG for a row that does not parse (see `readSessionHistory`).
@@ -26,8 +33,25 @@ export function exportTranscript(
   sessionId: string,
   format: TranscriptFormat,
   opts: TranscriptOptions,
-): string {
+): ExportedTranscript {
   const { header, events } = readSessionHistory(store, sessionId)
   const transcript = buildTranscript(header, events, opts)
-  return format === 'html' ? renderHtml(transcript) : renderMarkdown(transcript)
+  const text = format === 'html' ? renderHtml(transcript) : renderMarkdown(transcript)
+  return { text, fileName: `${fileStem(header.session.title, opts, sessionId)}.${format}` }
+}
+
+/** At most this many characters of the title name the file. */
+const MAX_STEM = 60
+
+function fileStem(title: string | null, opts: TranscriptOptions, sessionId: string): string {
+  const words = opts
+    .redact(title ?? '')
+    .replace(/\[redacted\]/g, ' ')
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_STEM)
+    .replace(/-+$/, '')
+    .toLowerCase()
+  return words === '' ? `session-${sessionId.slice(0, 8)}` : words
 }

@@ -12,10 +12,13 @@ export function knownSecretValues(
   config: Config,
   credentials: CredentialStore,
   env: NodeJS.ProcessEnv,
+  /** More variables holding keys (`--api-key-env` of `bridle serve`). */
+  extraNames: readonly string[] = [],
 ): string[] {
   const names = Object.values(config.endpoints).flatMap((endpoint) =>
     endpoint.apiKeyEnv === undefined ? [] : [endpoint.apiKeyEnv],
   )
+  names.push(...extraNames)
   const stored = credentials.endpointIds().flatMap((id) => {
     const key = credentials.reveal(id)
     return key.state === 'ready' ? [key.value] : []
