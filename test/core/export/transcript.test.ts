@@ -115,7 +115,7 @@ describe('exportTranscript', () => {
       })
       session.append('subagent/started', {
         callId: 't1',
-        sessionId: 'child-session-1' as never,
+        sessionId: 'child-session-1',
         description: 'survey the tests',
       })
       session.append('tool/result', { callId: 't1', ok: true, output: 'The tests pass.' })
