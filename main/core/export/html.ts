@@ -167,7 +167,7 @@ body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.55 system-ui,-app
 main{max-width:920px;margin:0 auto;padding:32px 24px 48px}
 a{color:var(--link)}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
-pre{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:10px 12px;overflow-x:auto;margin:6px 0;white-space:pre}
+pre{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:10px 12px;margin:6px 0;white-space:pre-wrap;overflow-wrap:anywhere}
 :not(pre)>code{background:var(--panel);border-radius:4px;padding:.1em .35em}
 .head{padding-bottom:4px}
 .kicker{margin:0;color:var(--muted);font-size:12px;letter-spacing:.06em;text-transform:uppercase}

@@ -131,6 +131,8 @@ export function buildTranscript(
   const note = (level: 'info' | 'warning' | 'error', text: string) =>
     items.push({ kind: 'note', level, text: redact(text) })
   let turns = 0
+  // A fork starts untitled: its history's first words name it then, as they would in the app.
+  let firstWords: string | undefined
   // The model chosen when the session was made; the requests name the ones that answered.
   let createdModel: string | undefined
   let spawnedBy: TranscriptHeader['spawnedBy']
@@ -182,6 +184,7 @@ export function buildTranscript(
         if (kind === 'context') items.push({ kind: 'context', text: shown(content) })
         else if (kind === 'notice') note('info', content)
         else {
+          firstWords ??= oneLine(content, 80) || undefined
           items.push({
             kind: 'user',
             text: redact(content),
@@ -310,7 +313,7 @@ export function buildTranscript(
   return {
     header: {
       sessionId: session.id,
-      title: redact(session.title ?? 'Untitled session'),
+      title: redact(session.title ?? firstWords ?? 'Untitled session'),
       project: redact(basename(session.projectDir) || session.projectDir),
       models: models.length > 0 || createdModel === undefined ? models : [createdModel],
       createdAt: session.createdAt,

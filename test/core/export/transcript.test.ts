@@ -85,6 +85,8 @@ describe('exportTranscript', () => {
     child.close()
 
     const md = render(childId, 'md')
+    // A fork starts untitled: its history's first words name the transcript.
+    expect(md.split('\n')[0]).toBe('# read two files')
     expect(md).toContain(`| Forked from | ${root.id} at event ${forkSeq} |`)
     expect(md).toContain('| Project | shop |')
     expect(md).not.toContain('/home/dev')
