@@ -6,6 +6,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { micromark } from 'micromark'
+import { gfm, gfmHtml } from 'micromark-extension-gfm'
 import { parse } from 'parse5'
 import type { DefaultTreeAdapterMap } from 'parse5'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -160,5 +162,35 @@ describe('bridle export --format md', () => {
     expect(md).toContain("```ts\nconst tag = '<div>'\n```")
     expect(md).toContain('home is ~/sub')
     expect(md).toContain('72 more lines not shown')
+  })
+
+  it('rendered with raw HTML on (as GitHub does, before it sanitises), keeps its structure', async () => {
+    const md = await exportAs('md')
+    const html = micromark(md, {
+      allowDangerousHtml: true,
+      extensions: [gfm()],
+      htmlExtensions: [gfmHtml()],
+    })
+    const all = elements(parse(html))
+    expect(all.filter((el) => el.tagName === 'script')).toEqual([])
+    // Every fold is one of ours, and the message text sits in the page as text.
+    const folds = all.filter((el) => el.tagName === 'details')
+    const summaryOf = (el: Element) =>
+      textOf(el.childNodes.find((n) => n.nodeName === 'summary') as Node)
+    expect(folds.map((el) => summaryOf(el).split(' ')[0])).toEqual([
+      'Context',
+      'Reasoning',
+      'write',
+      'edit',
+      'bash',
+      'notes.md',
+    ])
+    const quote = all.find((el) => el.tagName === 'blockquote' && textOf(el).includes('Write'))
+    expect(quote && textOf(quote)).toContain('<script>alert("pwned")</script> and </details></pre>')
+    const reasoning = folds[1] as Element
+    expect(textOf(reasoning)).toContain('<b>not bold</b> and </details> in my thoughts.')
+    // The table, the code and the diff came through as Markdown.
+    expect(all.some((el) => el.tagName === 'table')).toBe(true)
+    expect(all.some((el) => classOf(el) === 'language-diff')).toBe(true)
   })
 })
