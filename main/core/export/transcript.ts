@@ -124,9 +124,12 @@ export function buildTranscript(
   const { redact } = opts
   const maxLines = opts.maxOutputLines ?? DEFAULT_MAX_OUTPUT_LINES
   const maxChars = opts.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS
-  const shown = (text: string, lines = maxLines): Shown => cut(redact(text), lines, maxChars)
+  const shown = (text: string): Shown => cut(redact(text), maxLines, maxChars)
   const items: TranscriptItem[] = []
+  // By id, the latest call of each: ids repeat across steps (many servers number calls per reply).
   const calls = new Map<string, Mutable<ToolItem>>()
+  // Calls the model proposed whose `tool/call` has not come yet (it may never: a refused call).
+  const proposed = new Set<ToolItem>()
   const models: string[] = []
   const note = (level: 'info' | 'warning' | 'error', text: string) =>
     items.push({ kind: 'note', level, text: redact(text) })
@@ -137,12 +140,15 @@ export function buildTranscript(
   let createdModel: string | undefined
   let spawnedBy: TranscriptHeader['spawnedBy']
 
+  const describeCall = (name: string, args: unknown, argsText: string) => ({
+    name,
+    summary: redact(summarize(name, args, argsText)),
+    args: shown(args === undefined ? argsText : JSON.stringify(args, null, 2)),
+  })
   const addCall = (callId: string, name: string, args: unknown, argsText: string) => {
     const call: Mutable<ToolItem> = {
       callId,
-      name,
-      summary: redact(summarize(name, args, argsText)),
-      args: shown(args === undefined ? argsText : JSON.stringify(args, null, 2)),
+      ...describeCall(name, args, argsText),
       status: 'running',
       children: [],
     }
@@ -199,10 +205,9 @@ export function buildTranscript(
       case 'assistant/message':
         for (const block of event.data.blocks) {
           if (block.type === 'tool-call') {
-            if (!calls.has(block.callId)) {
-              const call = addCall(block.callId, block.name, parseJson(block.args), block.args)
-              items.push({ kind: 'tool', call })
-            }
+            const call = addCall(block.callId, block.name, parseJson(block.args), block.args)
+            proposed.add(call)
+            items.push({ kind: 'tool', call })
           } else if (block.text.trim() !== '') {
             items.push({
               kind: block.type === 'text' ? 'assistant' : 'reasoning',
@@ -213,22 +218,27 @@ export function buildTranscript(
         if (event.data.interrupted === true) note('warning', 'The reply was cut off.')
         break
       case 'tool/call': {
-        const known = calls.get(event.data.callId)
-        const call = addCall(event.data.callId, event.data.name, event.data.args, '')
-        if (event.data.mcp !== undefined) call.mcpServer = redact(event.data.mcp.server)
-        const parent =
-          event.data.parent === undefined ? undefined : calls.get(event.data.parent.callId)
-        if (known !== undefined) {
+        const { callId, name, args, mcp, parent } = event.data
+        const known = calls.get(callId)
+        let call: Mutable<ToolItem>
+        if (known !== undefined && proposed.has(known)) {
           // The model's block came first; the pipeline's parsed arguments replace its text.
-          Object.assign(known, { ...call, children: known.children })
-          calls.set(call.callId, known)
-        } else if (parent !== undefined) parent.children.push(call)
-        else items.push({ kind: 'tool', call })
+          proposed.delete(known)
+          call = Object.assign(known, describeCall(name, args, ''))
+        } else {
+          // A call no reply proposed: one a program made (code mode), inside its parent's card.
+          call = addCall(callId, name, args, '')
+          const parentCall = parent === undefined ? undefined : calls.get(parent.callId)
+          if (parentCall !== undefined) parentCall.children.push(call)
+          else items.push({ kind: 'tool', call })
+        }
+        if (mcp !== undefined) call.mcpServer = redact(mcp.server)
         break
       }
       case 'tool/result': {
         const call = calls.get(event.data.callId)
         if (call === undefined) break
+        proposed.delete(call)
         const exitCode = event.data.metadata?.['exitCode']
         if (typeof exitCode === 'number') call.exitCode = exitCode
         if (event.data.ok) {

@@ -182,6 +182,18 @@ describe('exportTranscript', () => {
   })
 })
 
+describe('a call id used again in a later step', () => {
+  it('is a call of its own, with its own arguments and result', () => {
+    const session = Session.create(store, { projectDir: '/p/app', title: 'Twice', clock })
+    appendTurn(session, 'read twice', [{ calls: ['call_0'], reply: 'once' }, { reply: 'done' }])
+    appendTurn(session, 'again', [{ calls: ['call_0'], reply: 'twice' }, { reply: 'done' }])
+    session.close()
+    const md = render(session.id, 'md')
+    expect(md.match(/<summary><b>read<\/b> <code>a<\/code> · ok<\/summary>/g)).toHaveLength(2)
+    expect(md.match(/contents for call_0/g)).toHaveLength(2)
+  })
+})
+
 describe('markdownText', () => {
   it('writes tags outside code as text and keeps code as it is', () => {
     expect(markdownText('a <b>bold</b> and `<i>` and a < b')).toBe(
