@@ -241,6 +241,11 @@ export function buildTranscript(
         proposed.delete(call)
         const exitCode = event.data.metadata?.['exitCode']
         if (typeof exitCode === 'number') call.exitCode = exitCode
+        // A `task` result names its child too, for a log that lacks `subagent/started`.
+        const child = event.data.metadata?.['subagent']
+        if (typeof child === 'string' && call.subagent === undefined) {
+          call.subagent = { sessionId: child, description: call.summary }
+        }
         if (event.data.ok) {
           call.status = 'ok'
           call.output = shown(event.data.output)

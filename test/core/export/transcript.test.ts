@@ -105,6 +105,7 @@ describe('exportTranscript', () => {
       session.append('assistant/message', {
         blocks: [
           toolBlock('t1', 'task', { description: 'survey the tests' }),
+          toolBlock('t2', 'task', { description: 'check the docs' }),
           toolBlock('r1', 'run_code', { description: 'count files', code: 'read("a")' }),
           toolBlock('w1', 'write', { path: 'x.txt', content: 'x' }),
         ],
@@ -121,6 +122,18 @@ describe('exportTranscript', () => {
         description: 'survey the tests',
       })
       session.append('tool/result', { callId: 't1', ok: true, output: 'The tests pass.' })
+      // An older log: no subagent/started, the child named by the result only.
+      session.append('tool/call', {
+        callId: 't2',
+        name: 'task',
+        args: { description: 'check the docs' },
+      })
+      session.append('tool/result', {
+        callId: 't2',
+        ok: true,
+        output: 'Fine.',
+        metadata: { subagent: 'child-session-2' },
+      })
       session.append('tool/call', { callId: 'r1', name: 'run_code', args: { code: 'read("a")' } })
       session.append('tool/call', {
         callId: 'r1.1',
@@ -164,6 +177,7 @@ describe('exportTranscript', () => {
     const html = render(session.id, 'html')
     expect(parse(html)).toBeTruthy()
     expect(html).toContain('Subagent session <code>child-session-1</code>: survey the tests')
+    expect(html).toContain('Subagent session <code>child-session-2</code>: check the docs')
     // The inner read sits inside the run_code card, not beside it.
     const runCode = html.slice(html.indexOf('id="call-r1"'), html.indexOf('id="call-w1"'))
     expect(runCode).toContain('id="call-r1.1"')
