@@ -120,7 +120,12 @@ export type SettingsMethods =
 export type McpMethods =
   'mcp/list' | 'mcp/trust' | 'mcp/setEnabled' | 'mcp/restart' | 'mcp/catalog' | 'mcp/prompt'
 export type RuntimeMethods =
-  'turn/send' | 'turn/cancel' | 'approval/respond' | 'compaction/run' | 'compaction/undo'
+  | 'turn/send'
+  | 'turn/cancel'
+  | 'approval/respond'
+  | 'compaction/run'
+  | 'compaction/undo'
+  | 'session/setCodeMode'
 export type SessionMethods =
   | 'project/open'
   | 'project/recent'

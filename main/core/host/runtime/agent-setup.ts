@@ -372,6 +372,7 @@ function subagentTool(opts: AgentSetupOptions, registry: ToolRegistry) {
         .map((tool) => tool.name)
         .filter((name) => name !== TASK),
     ...(opts.approvalChannel === undefined ? {} : { approvalChannel: opts.approvalChannel }),
+    codeMode: opts.codeMode === true,
     setupChild: async (child, how) => {
       const setup = await setupAgent({
         ...opts,
