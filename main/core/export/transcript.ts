@@ -389,7 +389,7 @@ const LEAD_ARG: Readonly<Record<string, string>> = {
   glob: 'pattern',
   grep: 'pattern',
   task: 'description',
-  run_code: 'description',
+  run_code: 'code',
 }
 
 /** One line naming what a call acts on: its lead argument, else its arguments in short. */
