@@ -142,7 +142,7 @@ export function buildTranscript(
 
   const describeCall = (name: string, args: unknown, argsText: string) => ({
     name,
-    summary: redact(summarize(name, args, argsText)),
+    summary: summarize(name, args, argsText, redact),
     args: shown(args === undefined ? argsText : JSON.stringify(args, null, 2)),
   })
   const addCall = (callId: string, name: string, args: unknown, argsText: string) => {
@@ -190,7 +190,7 @@ export function buildTranscript(
         if (kind === 'context') items.push({ kind: 'context', text: shown(content) })
         else if (kind === 'notice') note('info', content)
         else {
-          firstWords ??= oneLine(content, 80) || undefined
+          firstWords ??= oneLine(redact(content), 80) || undefined
           items.push({
             kind: 'user',
             text: redact(content),
@@ -392,16 +392,19 @@ const LEAD_ARG: Readonly<Record<string, string>> = {
   run_code: 'code',
 }
 
-/** One line naming what a call acts on: its lead argument, else its arguments in short. */
-function summarize(name: string, args: unknown, argsText: string): string {
+/**
+ * One line naming what a call acts on: its lead argument, else its arguments in short. Each text
+ * is redacted before it is clipped: a clip inside a key would leave a prefix no pattern knows.
+ */
+function summarize(name: string, args: unknown, argsText: string, redact: Redactor): string {
   const fields = isRecord(args) ? args : undefined
   const leadName = LEAD_ARG[name]
   const lead = leadName === undefined ? undefined : fields?.[leadName]
-  if (typeof lead === 'string') return oneLine(lead, 100)
-  if (fields === undefined) return oneLine(argsText, 100)
+  if (typeof lead === 'string') return oneLine(redact(lead), 100)
+  if (fields === undefined) return oneLine(redact(argsText), 100)
   const pairs = Object.entries(fields).map(([key, value]) => {
-    const text = typeof value === 'string' ? value : JSON.stringify(value)
-    return `${key}=${oneLine(text, 40)}`
+    const text = redact(`${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    return oneLine(text, 40 + key.length)
   })
   return oneLine(pairs.join(' '), 100)
 }

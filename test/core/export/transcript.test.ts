@@ -208,6 +208,26 @@ describe('a call id used again in a later step', () => {
   })
 })
 
+describe('a call summary clipped inside a key', () => {
+  it('never shows the key’s beginning: the text is redacted before it is clipped', () => {
+    const key = 'sk-proj-0123456789abcdefghij0123456789'
+    const command = `${'echo padding && '.repeat(4)}curl -H "Authorization: Bearer ${key}" x`
+    const session = Session.create(store, { projectDir: '/p/app', title: 'Curl', clock })
+    toolTurn(session, 'fetch it', () => {
+      session.append('assistant/message', {
+        blocks: [toolBlock('b1', 'bash', { command })],
+        finish: 'tool-calls',
+      })
+      session.append('tool/call', { callId: 'b1', name: 'bash', args: { command } })
+      session.append('tool/result', { callId: 'b1', ok: true, output: 'ok' })
+    })
+    session.close()
+    const md = render(session.id, 'md')
+    expect(md).not.toContain('sk-p')
+    expect(md).toContain('Bearer [redacted]')
+  })
+})
+
 describe('markdownText', () => {
   it('writes tags outside code as text and keeps code as it is', () => {
     expect(markdownText('a <b>bold</b> and `<i>` and a < b')).toBe(
