@@ -73,6 +73,7 @@ const layerOrder = [
   ['main/core/prompt'],
   ['main/core/compaction'],
   ['main/core/mcp'],
+  ['main/core/export'],
   ['main/core/host'],
   ['main/cli', 'main/electron'],
 ]

@@ -730,6 +730,13 @@ export const methods = {
       label: z.string().min(1),
     }),
   },
+  'session/export': {
+    description:
+      "A session's whole history (forks flattened) as a transcript for people: one self-contained HTML page or GitHub-flavoured Markdown, tool calls folded, diffs shown, secrets redacted (best-effort).",
+    params: z.object({ sessionId: Id, format: z.enum(['html', 'md']) }).strict(),
+    /** `fileName`: a suggested name for saving it (the title's words, the extension). */
+    result: z.object({ text: z.string(), fileName: z.string().min(1) }),
+  },
   'project/files-exist': {
     description:
       "Whether each path (relative to the session's project folder, or absolute) is a file or folder there now (what present accepts). A path outside the folder, also through a symlink, is reported as not there.",

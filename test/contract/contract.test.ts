@@ -283,6 +283,10 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
       ],
     },
   },
+  'session/export': {
+    params: { sessionId: 's1', format: 'html' },
+    result: { text: '<!doctype html>', fileName: 'fix-the-tests.html' },
+  },
   'project/files-exist': {
     params: { sessionId: 's1', paths: ['report.md', 'gone.txt'] },
     result: { exists: [true, false] },

@@ -1,30 +1,73 @@
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { createRedactor, exportTranscript, TRANSCRIPT_FORMATS } from '../../core/export/index.js'
 import { chunked, writeFileAtomic } from '../../core/host/files.js'
+import { loadConfig } from '../../core/host/settings/config.js'
+import { CredentialStore } from '../../core/host/settings/credentials.js'
+import { knownSecretValues } from '../../core/host/settings/known-secrets.js'
+import { SNAPSHOTS_DIR, withPatch } from '../../core/host/sessions/workspace.js'
 import { exportLines } from '../../core/log/export.js'
+import { SnapshotStore } from '../../core/workspace/snapshot.js'
 import { UsageError } from './command.js'
 import type { CliCommand } from './command.js'
 
-/** `bridle export <sessionId>`: a session's whole history as JSON Lines, to stdout or `--out`. */
+const FORMATS = ['jsonl', ...TRANSCRIPT_FORMATS] as const
+type Format = (typeof FORMATS)[number]
+
+/**
+ * `bridle export <sessionId>`: a session's whole history, to stdout or `--out`: as JSON Lines
+ * (the default, what `import` reads) or as a transcript for people (`--format html|md`).
+ */
 export const exportCommand: CliCommand = {
   name: 'export',
   usage: '<sessionId>',
-  summary: "Write a session's whole history (forks flattened) as JSON Lines.",
+  summary:
+    "Write a session's whole history (forks flattened): as JSON Lines (what import reads), or as a readable transcript with secrets redacted.",
   options: [
+    {
+      flag: '--format jsonl|html|md',
+      text: 'jsonl (default): every event, for import. html: one self-contained page. md: GitHub-flavoured Markdown. Transcripts fold tool calls, show diffs and redact secrets (best-effort).',
+    },
     {
       flag: '--out FILE',
       text: 'Write to FILE (atomically: all or nothing) instead of stdout.',
     },
   ],
-  run({ positionals, values }, { withExistingStore }) {
+  run({ positionals, values }, { home, withExistingStore }) {
     const sessionId = positionals[0]
     if (sessionId === undefined) throw new UsageError('export needs a session id')
+    const format = parseFormat(values.format)
     withExistingStore((store) => {
-      const lines = exportLines(store, sessionId)
+      const chunks =
+        format === 'jsonl'
+          ? chunked(exportLines(store, sessionId))
+          : [exportTranscript(store, sessionId, format, transcriptOptions(home)).text]
       if (values.out === undefined) {
-        for (const chunk of chunked(lines)) process.stdout.write(chunk)
+        for (const chunk of chunks) process.stdout.write(chunk)
       } else {
-        writeFileAtomic(values.out, chunked(lines))
+        writeFileAtomic(values.out, chunks)
       }
     })
     return 0
   },
+}
+
+function parseFormat(text: string | undefined): Format {
+  if (text === undefined) return 'jsonl'
+  const format = FORMATS.find((known) => known === text)
+  if (format === undefined) {
+    throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${text}"`)
+  }
+  return format
+}
+
+/** What a transcript needs from the data folder: the secrets to hide and the snapshots. */
+function transcriptOptions(home: string) {
+  const secrets = knownSecretValues(loadConfig(home), new CredentialStore(home), process.env)
+  const snapshots = new SnapshotStore(join(home, SNAPSHOTS_DIR))
+  return {
+    redact: createRedactor({ secrets, home: homedir() }),
+    patchOf: (file: Parameters<typeof withPatch>[1]) => withPatch(snapshots, file),
+    now: Date.now(),
+  } satisfies Parameters<typeof exportTranscript>[3]
 }

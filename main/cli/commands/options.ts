@@ -14,6 +14,7 @@ export const OPTIONS = {
   host: { type: 'string' },
   renderer: { type: 'string' },
   out: { type: 'string' },
+  format: { type: 'string' },
   type: { type: 'string', multiple: true },
   turn: { type: 'string' },
   from: { type: 'string' },

@@ -56,6 +56,11 @@ export interface SettingsService {
   revision(): number
   /** The last probe of `model` at `baseUrl`, if one ran. */
   probeReport(baseUrl: string, model: string): ProbeReport | undefined
+  /**
+   * The API keys this host knows (environment and credential store), to redact exports. Absent
+   * only in test fakes: exports then redact token shapes alone.
+   */
+  knownSecrets?(): string[]
   /** Appends an approval rule to config.json (for "always allow" answered in the UI). */
   rememberApprovalRule(rule: {
     readonly tool: string
@@ -138,6 +143,7 @@ export type SessionMethods =
   | 'session/request'
   | 'output/read'
   | 'workspace/diff'
+  | 'session/export'
   | 'project/files-exist'
   | 'project/files'
   | 'import/scan'

@@ -68,13 +68,20 @@ const EventLine = z.object({
   data: z.record(z.string(), z.unknown()),
 })
 
+/** A session's whole history: the export's header and its events, read page by page. */
+export interface SessionHistory {
+  readonly header: ExportHeader
+  /** Every event from seq 0, ancestors' prefix included; read lazily, once. */
+  readonly events: Generator<LogEvent, void, undefined>
+}
+
 /**
- * The lines of a session's export, without newlines: the header, then one event per line in seq
- * order. Reads a snapshot: events appended while the export runs are left out, so the result is
- * always a consistent prefix of the log. Throws NO_SUCH_SESSION, or CORRUPT_LOG naming the seq of
- * a stored row that does not parse (an export never carries an event it could not import).
+ * A session's whole history as of now (forks flattened): what `bridle export` writes, in any
+ * format. Reads a snapshot: events appended while it is read are left out, so the result is
+ * always a consistent prefix of the log. Throws NO_SUCH_SESSION, or (from `events`) CORRUPT_LOG
+ * naming the seq of a stored row that does not parse.
  */
-export function* exportLines(store: Store, sessionId: string): Generator<string, void, undefined> {
+export function readSessionHistory(store: Store, sessionId: string): SessionHistory {
   const row = store.getSession(sessionId)
   if (!row) throw new StoreError('NO_SUCH_SESSION', `there is no session ${sessionId}`)
   const length = row.nextSeq
@@ -98,7 +105,14 @@ export function* exportLines(store: Store, sessionId: string): Generator<string,
     },
     ancestry,
   }
-  yield JSON.stringify(header)
+  return { header, events: readEvents(store, sessionId, length) }
+}
+
+function* readEvents(
+  store: Store,
+  sessionId: string,
+  length: number,
+): Generator<LogEvent, void, undefined> {
   for (let fromSeq = 0; fromSeq < length; fromSeq += DEFAULT_EXPORT_PAGE) {
     const toSeq = Math.min(fromSeq + DEFAULT_EXPORT_PAGE, length)
     const rows = store.readEvents(sessionId, { fromSeq, toSeq })
@@ -108,11 +122,18 @@ export function* exportLines(store: Store, sessionId: string): Generator<string,
         `session ${sessionId}: seqs ${fromSeq}..${toSeq - 1} should be ${toSeq - fromSeq} events, ${rows.length} were read`,
       )
     }
-    for (const [i, stored] of rows.entries()) {
-      const event = rowToEvent(stored, fromSeq + i)
-      yield JSON.stringify(eventEnvelope(event))
-    }
+    for (const [i, stored] of rows.entries()) yield rowToEvent(stored, fromSeq + i)
   }
+}
+
+/**
+ * The lines of a session's export, without newlines: the header, then one event per line in seq
+ * order (see `readSessionHistory`; an export never carries an event it could not import).
+ */
+export function* exportLines(store: Store, sessionId: string): Generator<string, void, undefined> {
+  const { header, events } = readSessionHistory(store, sessionId)
+  yield JSON.stringify(header)
+  for (const event of events) yield JSON.stringify(eventEnvelope(event))
 }
 
 /** The whole export of a session as lines (see `exportLines`). */

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { createRedactor, exportTranscript } from '../../export/index.js'
 import { LogError } from '../../log/errors.js'
 import { StoreError } from '../../store/index.js'
 import { SnapshotStore } from '../../workspace/snapshot.js'
@@ -21,7 +22,7 @@ import { SessionWrites } from './manage.js'
 import { readOutput } from './output.js'
 import { requestView } from './request.js'
 import { SessionSummaries } from './summary.js'
-import { SNAPSHOTS_DIR, workspaceDiff } from './workspace.js'
+import { SNAPSHOTS_DIR, withPatch, workspaceDiff } from './workspace.js'
 
 export interface SessionDeps {
   readonly settings: SettingsService
@@ -113,6 +114,14 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
     'output/read': ({ outputRef, offset, length }) =>
       readOutput(ctx.home, outputRef, offset ?? 0, length ?? 256 * 1024),
     'workspace/diff': ({ sessionId, turn }) => workspaceDiff(diffs, summaries.row(sessionId), turn),
+    'session/export': ({ sessionId, format }) => {
+      summaries.row(sessionId)
+      return exportTranscript(store, sessionId, format, {
+        redact: createRedactor({ secrets: deps.settings.knownSecrets?.() ?? [], home: homedir() }),
+        patchOf: (file) => withPatch(diffs.snapshots, file),
+        now: (deps.clock ?? Date.now)(),
+      })
+    },
     'project/files-exist': ({ sessionId, paths }) =>
       filesExist(summaries.row(sessionId).projectDir, paths),
     'project/files': (params) =>

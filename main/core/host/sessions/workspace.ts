@@ -53,7 +53,8 @@ export function workspaceDiff(
   return { turn, files: event.data.files.map((file) => withPatch(deps.snapshots, file)) }
 }
 
-function withPatch(snapshots: SnapshotStore, file: DiffFile): FileChange {
+/** One file of a `workspace/diff` event with its patch from the snapshots (see `workspaceDiff`). */
+export function withPatch(snapshots: SnapshotStore, file: DiffFile): FileChange {
   const change: FileChange = {
     path: file.path,
     status: file.status,

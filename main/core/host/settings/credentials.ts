@@ -53,6 +53,11 @@ export class CredentialStore {
     return this.read().get(endpointId)?.origin
   }
 
+  /** The endpoint ids that have a stored key (redaction reveals them all to hide them). */
+  endpointIds(): string[] {
+    return [...this.read().keys()]
+  }
+
   /** The key itself, for the one request that needs it. Never log or return the value. */
   reveal(endpointId: string): RevealedKey {
     const entry = this.read().get(endpointId)

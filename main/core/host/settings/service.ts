@@ -17,6 +17,7 @@ import {
 } from './config.js'
 import { CapabilityStore } from '../endpoints/capabilities.js'
 import { CredentialStore } from './credentials.js'
+import { knownSecretValues } from './known-secrets.js'
 import {
   checkModelOverride,
   defaultEndpointId,
@@ -79,6 +80,13 @@ export function createSettings(
       revision: () => parts.probes.count,
       probeReport: (baseUrl, model) => parts.capabilities.get(baseUrl, model)?.probe,
       rememberApprovalRule: (rule) => rememberApprovalRule(parts, rule),
+      knownSecrets: () =>
+        knownSecretValues(
+          parts.config.current(),
+          parts.credentials,
+          opts.env,
+          opts.modelOverride?.apiKeyEnv === undefined ? [] : [opts.modelOverride.apiKeyEnv],
+        ),
     },
     handlers: settingsHandlers(parts),
   }
