@@ -713,6 +713,8 @@ export const FORWARDED_EVENT_TYPES = [
   'compaction/pruned',
   'compaction/undone',
   'workspace/diff',
+  'workspace/restored',
+  'workspace/restore-undone',
   'deliverable/present',
   'recovery/repaired',
   'error',

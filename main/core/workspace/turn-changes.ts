@@ -9,8 +9,11 @@ import type { TreeStat } from './tree-stat.js'
 
 export type WorkspaceDiffFile = EventData<'workspace/diff'>['files'][number]
 
-/** A file's content at the turn's end is kept (for its diff) only up to this size. */
-export const DEFAULT_AFTER_SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024
+/**
+ * A file's content at the turn's end is kept (for its diff, and for restore) only up to this
+ * size; restore refuses larger files (restore.ts).
+ */
+export const DEFAULT_AFTER_SNAPSHOT_MAX_BYTES = 64 * 1024 * 1024
 
 /** Command content snapshots: files up to this size are read before a command runs... */
 export const DEFAULT_COMMAND_SNAPSHOT_MAX_FILE_BYTES = 256 * 1024
