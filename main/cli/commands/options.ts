@@ -30,6 +30,8 @@ export const OPTIONS = {
   approval: { type: 'string' },
   at: { type: 'string' },
   focus: { type: 'string' },
+  force: { type: 'boolean' },
+  undo: { type: 'boolean' },
   'context-window': { type: 'string' },
   'context-tokens': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig

@@ -4,7 +4,6 @@ import {
   readFileSync,
   realpathSync,
   renameSync,
-  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -255,7 +254,7 @@ async function apply(
   const done: Change[] = []
   for (const change of changes) {
     try {
-      put(change.abs, change.to, change.now, opts.snapshots, realpathSync(opts.projectDir))
+      put(change.abs, change.to, change.now, opts.snapshots)
       done.push(change)
     } catch (error) {
       await putBack(session, seq, done, opts)
@@ -282,7 +281,6 @@ async function putBack(
   done: readonly Change[],
   opts: RestoreOptions,
 ): Promise<void> {
-  const root = realpathSync(opts.projectDir)
   const back = done.map((change) => ({
     ...change,
     to: change.now.kind === 'file' ? { kind: 'file' as const, hash: change.now.hash } : ABSENT,
@@ -298,7 +296,7 @@ async function putBack(
   await session.flush()
   for (const change of back) {
     try {
-      put(change.abs, change.to, undefined, opts.snapshots, root)
+      put(change.abs, change.to, undefined, opts.snapshots)
     } catch {
       // Best effort: the error the caller throws names the file that failed first.
     }
@@ -365,11 +363,10 @@ function put(
   to: Change['to'],
   now: Current | undefined,
   snapshots: SnapshotStore,
-  root: string,
 ): void {
   if (to.kind === 'absent') {
+    // Folders stay, emptied or not: the log records files, so undo could not bring one back.
     rmSync(abs, { force: true })
-    removeEmptyFolders(dirname(abs), root)
     return
   }
   const content = snapshots.get(to.hash)
@@ -384,19 +381,6 @@ function put(
   } catch (error) {
     rmSync(temp, { force: true })
     throw error
-  }
-}
-
-/** Removes `folder` and its parents up to (not including) `root` while they are empty. */
-function removeEmptyFolders(folder: string, root: string): void {
-  let at = folder
-  while (at !== root && at.startsWith(root)) {
-    try {
-      rmdirSync(at)
-    } catch {
-      return
-    }
-    at = dirname(at)
   }
 }
 
