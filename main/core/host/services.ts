@@ -115,7 +115,13 @@ export type SettingsMethods =
 export type McpMethods =
   'mcp/list' | 'mcp/trust' | 'mcp/setEnabled' | 'mcp/restart' | 'mcp/catalog' | 'mcp/prompt'
 export type RuntimeMethods =
-  'turn/send' | 'turn/cancel' | 'approval/respond' | 'compaction/run' | 'compaction/undo'
+  | 'turn/send'
+  | 'turn/cancel'
+  | 'approval/respond'
+  | 'compaction/run'
+  | 'compaction/undo'
+  | 'workspace/restore'
+  | 'workspace/undoRestore'
 export type SessionMethods =
   | 'project/open'
   | 'project/recent'
