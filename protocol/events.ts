@@ -418,6 +418,27 @@ export const eventData = {
         afterHash: z.string().optional(),
       }),
     ),
+    /**
+     * The points inside the turn: for each call that changed some of `files` (in the order the
+     * calls ended, named by step and call id), those files' content right after it: `hash` (a
+     * snapshot), `isAbsent` (no file), or neither (not kept: too large, or the call changed too
+     * many files). Absent in logs written before it.
+     */
+    calls: z
+      .array(
+        z.object({
+          step: z.number().int().positive(),
+          callId: CallId,
+          files: z.array(
+            z.object({
+              path: z.string(),
+              hash: z.string().optional(),
+              isAbsent: z.literal(true).optional(),
+            }),
+          ),
+        }),
+      )
+      .optional(),
   }),
   /**
    * The project's files were put back to how they were right after event `toSeq` of this

@@ -48,6 +48,8 @@ const calls = (...steps: ReturnType<typeof call>[]) => ({
   steps: [...steps, { finish: 'tool_calls' as const }],
 })
 
+const hashOf = (content: string | Buffer) => createHash('sha256').update(content).digest('hex')
+
 /** Every file under `dir` (folders included, with a trailing slash) and its content's hash. */
 function tree(dir: string, prefix = ''): Map<string, string> {
   const out = new Map<string, string>()
@@ -149,6 +151,21 @@ describe('bridle restore', () => {
     expect([...afterTurn3.keys()].sort()).toEqual(
       ['a.txt', 'big.bin', 'c.txt', 'data.bin', 'f.txt', 'keep.txt', 'src/'].sort(),
     )
+
+    // A point inside turn 2: right after its `rm doomed.txt` (c9), before big.bin and data.bin
+    // changed. The edit and the new file are there; the later commands' changes are not.
+    const afterRm = eventsOf(sessionId).find(
+      (e) => e.type === 'tool/result' && e.data.callId === 'c9',
+    )
+    const inside = await restore(sessionId, String(afterRm?.seq))
+    expect(inside.stderr).toBe('')
+    expect(inside.status).toBe(0)
+    const atC9 = new Map(afterTurn1)
+    atC9.delete('doomed.txt')
+    atC9.set('a.txt', hashOf('alpha v2\n')).set('c.txt', hashOf('charlie\n'))
+    expect(tree(project)).toEqual(atC9)
+    expect((await restore(sessionId, '--undo')).status).toBe(0)
+    expect(tree(project)).toEqual(afterTurn3)
 
     const toTurn1 = String(turnEndSeq(sessionId, 1))
     const restored = await restore(sessionId, toTurn1)

@@ -29,9 +29,11 @@ const file = (hash: string): FileState => ({ kind: 'file', hash })
  * `workspace/restore-undone`). `events` is the whole history, a fork's ancestors' events before
  * the fork point included, in seq order.
  *
- * Granularity: exact at turn ends. A point inside a turn gives the files as they were when that
- * turn started (its changes count from its `workspace/diff`); a point between turns, as the last
- * turn before it left them.
+ * Granularity: exact at turn ends and after each call that changed files (the `calls` of the
+ * turn's `workspace/diff`: a call's changes count from its `tool/result`). A point inside a turn
+ * before its first such call gives the files as the turn found them; a point between turns, as
+ * the last turn before it left them. A turn logged without `calls` (an older log) counts as a
+ * whole from its `workspace/diff`.
  */
 export class FileHistory {
   private readonly byPath = new Map<string, Observation[]>()
@@ -39,15 +41,33 @@ export class FileHistory {
   static of(events: readonly LogEvent[]): FileHistory {
     const history = new FileHistory()
     const turnStarts = new Map<number, number>()
+    /** The seq of each result, by `turn:step:callId` (a call id is unique within a step). */
+    const results = new Map<string, number>()
     for (const event of events) {
       switch (event.type) {
         case 'turn/start':
           turnStarts.set(event.turn, event.seq)
           break
+        case 'tool/result':
+          results.set(`${event.turn}:${event.step}:${event.data.callId}`, event.seq)
+          break
         case 'workspace/diff': {
           const startSeq = turnStarts.get(event.turn) ?? event.seq
-          for (const entry of event.data.files) {
+          for (const entry of event.data.files)
             history.add(entry.path, { ...beforeOf(entry, event.turn), seq: startSeq })
+          for (const call of event.data.calls ?? []) {
+            const seq = results.get(`${event.turn}:${call.step}:${call.callId}`)
+            if (seq === undefined) continue
+            for (const entry of call.files) {
+              history.add(entry.path, {
+                seq,
+                state: callStateOf(entry, call.callId),
+                isBefore: false,
+                isGuess: false,
+              })
+            }
+          }
+          for (const entry of event.data.files) {
             history.add(entry.path, {
               seq: event.seq,
               state: afterOf(entry, event.turn),
@@ -129,6 +149,19 @@ function beforeOf(entry: DiffEntry, turn: number): Omit<Observation, 'seq'> {
     },
     isBefore: true,
     isGuess: true,
+  }
+}
+
+type CallEntry = NonNullable<
+  Extract<LogEvent, { type: 'workspace/diff' }>['data']['calls']
+>[number]['files'][number]
+
+function callStateOf(entry: CallEntry, callId: string): FileState {
+  if (entry.hash !== undefined) return file(entry.hash)
+  if (entry.isAbsent === true) return ABSENT
+  return {
+    kind: 'unknown',
+    reason: `no copy of its content right after call ${callId} was kept (too large, or the call changed too many files)`,
   }
 }
 

@@ -197,6 +197,8 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'subagent/started':
       case 'session/spawned':
       case 'workspace/diff':
+      case 'workspace/restored':
+      case 'workspace/restore-undone':
       case 'deliverable/present':
       case 'recovery/repaired':
       case 'error':
