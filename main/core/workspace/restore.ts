@@ -397,8 +397,16 @@ function latestInProject(store: Store, projectDir: string): Map<string, FileStat
   }
   const types = ['workspace/diff', 'workspace/restored', 'workspace/restore-undone']
   for (const row of store.listTree({ projectDir, includeDeleted: true })) {
-    for (const stored of store.readOwnEvents(row.id, { types })) {
-      const event: LogEvent = rowToEvent(stored, stored.seq)
+    let events: LogEvent[]
+    try {
+      events = store
+        .readOwnEvents(row.id, { types })
+        .map((stored) => rowToEvent(stored, stored.seq))
+    } catch {
+      // Another session's log this Bridle cannot read (a newer one wrote it): it vouches for nothing.
+      continue
+    }
+    for (const event of events) {
       if (event.type === 'workspace/diff') {
         for (const entry of event.data.files) {
           if (entry.status === 'deleted') note(entry.path, event.at, ABSENT)

@@ -168,7 +168,12 @@ export class TurnChanges {
       }
       if (content === undefined) return { path, isAbsent: true }
       budget -= content.length
-      return { path, hash: this.snapshots.put(content) }
+      try {
+        return { path, hash: this.snapshots.put(content) }
+      } catch {
+        // The data folder is full or unwritable: the call stands; its file counts as not kept.
+        return { path }
+      }
     })
     this.calls.push({ step, callId, files })
   }
