@@ -17,6 +17,7 @@ export async function restoreCommand(opts: {
   readonly sessionId: string
   readonly toSeq: number | undefined
   readonly force: boolean
+  readonly dryRun: boolean
 }): Promise<RestoreOutcome> {
   const { store, sessionId } = opts
   const session = Session.open(store, sessionId, repairOptions(store))
@@ -28,6 +29,7 @@ export async function restoreCommand(opts: {
       snapshots: new SnapshotStore(join(opts.home, SNAPSHOTS_DIR)),
       projectDir: row.projectDir,
       force: opts.force,
+      dryRun: opts.dryRun,
     }
     return opts.toSeq === undefined
       ? await undoRestore(session, restoreOptions)

@@ -200,6 +200,14 @@ describe('bridle restore', () => {
     // A change made outside Bridle stops the restore, named by its path, and nothing changes.
     writeFileSync(join(project, 'a.txt'), 'edited by hand\n')
     const handEdited = tree(project)
+    const eventCount = eventsOf(sessionId).length
+    const dryRun = await restore(sessionId, toTurn1, '--dry-run')
+    expect(dryRun.status).toBe(0)
+    expect(dryRun.stdout).toContain('would write 5 and remove 2 file(s) (dry run: nothing changed)')
+    expect(dryRun.stdout).toMatch(/^ {2}would remove {2}f\.txt$/m)
+    expect(dryRun.stdout).toContain('changed outside Bridle (needs --force): a.txt')
+    expect(tree(project)).toEqual(handEdited)
+    expect(eventsOf(sessionId)).toHaveLength(eventCount)
     const stopped = await restore(sessionId, toTurn1)
     expect(stopped.status).toBe(1)
     expect(stopped.stderr).toContain('1 file(s) changed outside Bridle')

@@ -32,6 +32,7 @@ export const OPTIONS = {
   focus: { type: 'string' },
   force: { type: 'boolean' },
   undo: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
   'context-window': { type: 'string' },
   'context-tokens': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig

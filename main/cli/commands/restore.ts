@@ -16,6 +16,7 @@ export const restore: CliCommand = {
   options: [
     { flag: '--force', text: 'Restore although files changed outside Bridle (overwrites them).' },
     { flag: '--undo', text: 'Put the files back to how they were before the last restore.' },
+    { flag: '--dry-run', text: 'Only print what it would do; nothing is touched or logged.' },
   ],
   async run({ positionals, values }, { home, print, withStoreAsync }) {
     const [sessionId, seqText] = positionals
@@ -23,8 +24,16 @@ export const restore: CliCommand = {
     if (sessionId === undefined || (seqText === undefined) !== isUndo)
       throw new UsageError('restore needs a session id and either a seq or --undo')
     const toSeq = seqText === undefined ? undefined : parseCount('seq', seqText)
+    const isDryRun = values['dry-run'] === true
     const outcome = await withStoreAsync(databasePath(home), (store) =>
-      restoreCommand({ store, home, sessionId, toSeq, force: values.force === true }),
+      restoreCommand({
+        store,
+        home,
+        sessionId,
+        toSeq,
+        force: values.force === true,
+        dryRun: isDryRun,
+      }),
     )
     if (!outcome.ok) {
       process.stderr.write(
@@ -36,6 +45,17 @@ export const restore: CliCommand = {
         ].join('\n'),
       )
       return 1
+    }
+    if (outcome.seq === undefined) {
+      const what = isUndo ? 'undoing the last restore' : `restoring files to seq ${toSeq}`
+      print(
+        `${what} would write ${outcome.written.length} and remove ${outcome.removed.length} file(s) (dry run: nothing changed)`,
+      )
+      for (const path of outcome.written) print(`  would write   ${path}`)
+      for (const path of outcome.removed) print(`  would remove  ${path}`)
+      for (const { path, reason } of outcome.skipped) print(`  would skip    ${path}: ${reason}`)
+      for (const path of outcome.drifted) print(`  changed outside Bridle (needs --force): ${path}`)
+      return 0
     }
     const what = isUndo ? 'undid the last restore' : `restored files to seq ${toSeq}`
     print(

@@ -48,6 +48,8 @@ export interface RestoreOptions {
   readonly projectDir: string
   /** Go ahead although files changed outside Bridle (they are listed in the event). */
   readonly force?: boolean
+  /** Only say what would be done (drifted files included): nothing is touched or logged. */
+  readonly dryRun?: boolean
 }
 
 export interface Skipped {
@@ -58,8 +60,8 @@ export interface Skipped {
 export type RestoreOutcome =
   | {
       readonly ok: true
-      /** The seq of the `workspace/restored` or `workspace/restore-undone` logged. */
-      readonly seq: number
+      /** The seq of the `workspace/restored` or `workspace/restore-undone` logged; none for a dry run. */
+      readonly seq: number | undefined
       readonly written: readonly string[]
       readonly removed: readonly string[]
       readonly skipped: readonly Skipped[]
@@ -240,6 +242,8 @@ async function apply(
     if (!sameState(now, lastSeen) && !sameState(now, projectLatest.get(path))) drifted.push(path)
     changes.push({ path, abs, to, now })
   }
+  if (opts.dryRun === true)
+    return { ok: true, seq: undefined, ...summaryOf(changes), skipped, drifted }
   if (drifted.length > 0 && opts.force !== true) return { ok: false, drifted }
   // The guard: what is there now, kept before anything changes.
   for (const change of changes) {
@@ -264,13 +268,13 @@ async function apply(
       )
     }
   }
+  return { ok: true, seq, ...summaryOf(changes), skipped, drifted }
+}
+
+function summaryOf(changes: readonly Change[]): { written: string[]; removed: string[] } {
   return {
-    ok: true,
-    seq,
     written: changes.filter((c) => c.to.kind === 'file').map((c) => c.path),
     removed: changes.filter((c) => c.to.kind === 'absent').map((c) => c.path),
-    skipped,
-    drifted,
   }
 }
 

@@ -123,6 +123,14 @@ describe('workspace/restore and workspace/undoRestore on the bridge', () => {
     await turnWriting(sessionId, 2, 'a.txt', 'two\n')
     await turnWriting(sessionId, 3, 'b.txt', 'bee\n')
 
+    expect(await call('workspace/restore', { sessionId, toSeq: turn1, dryRun: true })).toEqual({
+      status: 'planned',
+      written: ['a.txt'],
+      removed: ['b.txt'],
+      skipped: [],
+      drifted: [],
+    })
+    expect(read('a.txt')).toBe('two\n')
     const restored = await call('workspace/restore', { sessionId, toSeq: turn1 })
     expect(restored).toMatchObject({ status: 'restored', written: ['a.txt'], removed: ['b.txt'] })
     expect(read('a.txt')).toBe('one\n')

@@ -24,7 +24,7 @@ const CODES: Record<RestoreErrorCode, ErrorCode> = {
 export async function restoreOnBridge(
   deps: { readonly store: Store; readonly home: string },
   session: Session,
-  params: { readonly toSeq?: number; readonly force?: boolean },
+  params: { readonly toSeq?: number; readonly force?: boolean; readonly dryRun?: boolean },
 ): Promise<RestoreOutcome> {
   const row = deps.store.getSession(session.id)
   if (row === undefined) throw new HostError('NOT_FOUND', `there is no session ${session.id}`)
@@ -33,6 +33,7 @@ export async function restoreOnBridge(
     snapshots: new SnapshotStore(join(deps.home, SNAPSHOTS_DIR)),
     projectDir: row.projectDir,
     force: params.force === true,
+    dryRun: params.dryRun === true,
   }
   try {
     const outcome =
@@ -40,14 +41,15 @@ export async function restoreOnBridge(
         ? await undoRestore(session, options)
         : await restoreFiles(session, params.toSeq, options)
     if (!outcome.ok) return { status: 'drifted', drifted: [...outcome.drifted] }
-    return {
-      status: 'restored',
-      seq: outcome.seq,
+    const files = {
       written: [...outcome.written],
       removed: [...outcome.removed],
       skipped: outcome.skipped.map(({ path, reason }) => ({ path, reason })),
       drifted: [...outcome.drifted],
     }
+    return outcome.seq === undefined
+      ? { status: 'planned', ...files }
+      : { status: 'restored', seq: outcome.seq, ...files }
   } catch (error) {
     if (error instanceof RestoreError) throw new HostError(CODES[error.code], error.message)
     throw error

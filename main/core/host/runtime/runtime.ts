@@ -114,10 +114,8 @@ export function createRuntime(
       'approval/respond': (params) => ({ accepted: runtime.approvals.respond(params) }),
       'compaction/run': (params) => runtime.compact(params.sessionId, params.focus),
       'compaction/undo': (params) => runtime.uncompact(params.sessionId, params.checkpointSeq),
-      'workspace/restore': ({ sessionId, toSeq, force }) =>
-        runtime.restore(sessionId, { toSeq, ...(force === undefined ? {} : { force }) }),
-      'workspace/undoRestore': ({ sessionId, force }) =>
-        runtime.restore(sessionId, force === undefined ? {} : { force }),
+      'workspace/restore': ({ sessionId, ...params }) => runtime.restore(sessionId, params),
+      'workspace/undoRestore': ({ sessionId, ...params }) => runtime.restore(sessionId, params),
     },
   }
 }
@@ -342,7 +340,7 @@ class Runtime {
    */
   async restore(
     sessionId: string,
-    params: { readonly toSeq?: number; readonly force?: boolean },
+    params: { readonly toSeq?: number; readonly force?: boolean; readonly dryRun?: boolean },
   ): Promise<RestoreOutcome> {
     this.checkOpen()
     const live = this.sessions.get(sessionId).extra
