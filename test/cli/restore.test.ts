@@ -271,6 +271,34 @@ describe('bridle restore', () => {
     expect(eventsOf(child).at(-1)?.type).toBe('workspace/restored')
   }, 90_000)
 
+  it('counts what a subagent changed as changed by its task call', async () => {
+    server = await startModelServer({
+      script: [
+        calls(
+          call('task', { description: 'write notes', prompt: 'Write notes.txt saying hello.' }),
+        ),
+        calls(call('write', { path: 'notes.txt', content: 'hello from the child\n' })),
+        'Child: written.',
+        'Parent: the child wrote the notes.',
+        calls(call('write', { path: 'other.txt', content: 'parent\n' })),
+        'Parent: written too.',
+      ],
+    })
+    const sessionId = await runTurn('delegate')
+    await runTurn('write yourself', sessionId)
+    expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('hello from the child\n')
+    const events = eventsOf(sessionId)
+    const started = events.find((e) => e.type === 'subagent/started')
+    expect(started).toBeDefined()
+
+    // Right after the child started, its file did not exist yet; after the task call, it did.
+    expect((await restore(sessionId, String(started?.seq))).status).toBe(0)
+    expect(readdirSync(project).sort()).toEqual(['keep.txt'])
+    expect((await restore(sessionId, String(turnEndSeq(sessionId, 1)))).status).toBe(0)
+    expect(readdirSync(project).sort()).toEqual(['keep.txt', 'notes.txt'])
+    expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('hello from the child\n')
+  }, 90_000)
+
   it('refuses a seq the session does not have and a session without a restore to undo', async () => {
     server = await startModelServer({ script: ['Hello.'] })
     const sessionId = await runTurn('hi')

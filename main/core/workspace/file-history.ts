@@ -20,6 +20,8 @@ interface Observation {
 }
 
 const ABSENT: FileState = { kind: 'absent' }
+/** How deep subagents' own subagents are followed (the default depth limit is 1). */
+const MAX_CHILD_DEPTH = 8
 const file = (hash: string): FileState => ({ kind: 'file', hash })
 
 /**
@@ -38,19 +40,45 @@ const file = (hash: string): FileState => ({ kind: 'file', hash })
 export class FileHistory {
   private readonly byPath = new Map<string, Observation[]>()
 
-  static of(events: readonly LogEvent[]): FileHistory {
+  /**
+   * `childEvents` reads a subagent's own events (undefined when it cannot be read): the files a
+   * `task` call's child changed count as changed by that call, from the parent's
+   * `subagent/started` (before) to the call's `tool/result` (after), nested children included.
+   */
+  static of(
+    events: readonly LogEvent[],
+    childEvents?: (sessionId: string) => readonly LogEvent[] | undefined,
+    depth = 0,
+  ): FileHistory {
     const history = new FileHistory()
     const turnStarts = new Map<number, number>()
     /** The seq of each result, by `turn:step:callId` (a call id is unique within a step). */
     const results = new Map<string, number>()
+    /** The child each running `task` call started, by the same key, and where it started. */
+    const children = new Map<string, { sessionId: string; seq: number }>()
     for (const event of events) {
       switch (event.type) {
         case 'turn/start':
           turnStarts.set(event.turn, event.seq)
           break
-        case 'tool/result':
-          results.set(`${event.turn}:${event.step}:${event.data.callId}`, event.seq)
+        case 'subagent/started':
+          children.set(`${event.turn}:${event.step}:${event.data.callId}`, {
+            sessionId: String(event.data.sessionId),
+            seq: event.seq,
+          })
           break
+        case 'tool/result': {
+          const key = `${event.turn}:${event.step}:${event.data.callId}`
+          results.set(key, event.seq)
+          const child = children.get(key)
+          const own =
+            child && childEvents && depth < MAX_CHILD_DEPTH
+              ? childEvents(child.sessionId)
+              : undefined
+          if (child && own)
+            history.addChild(FileHistory.of(own, childEvents, depth + 1), child.seq, event.seq)
+          break
+        }
         case 'workspace/diff': {
           const startSeq = turnStarts.get(event.turn) ?? event.seq
           for (const entry of event.data.files)
@@ -93,6 +121,8 @@ export class FileHistory {
           break
       }
     }
+    // A child's observations were added when its call ended, before its parent turn's own.
+    for (const list of history.byPath.values()) list.sort((a, b) => a.seq - b.seq)
     return history
   }
 
@@ -127,6 +157,16 @@ export class FileHistory {
   /** The content the session last saw: the state after its last event. */
   latest(path: string): FileState {
     return this.stateAt(path, Number.MAX_SAFE_INTEGER)
+  }
+
+  /** A child's net effect on each file: as it found it at `startSeq`, as it left it at `endSeq`. */
+  private addChild(child: FileHistory, startSeq: number, endSeq: number): void {
+    for (const [path, observations] of child.byPath) {
+      const first = observations[0]
+      if (first === undefined) continue
+      this.add(path, { ...first, seq: startSeq, isBefore: true })
+      this.add(path, { seq: endSeq, state: child.latest(path), isBefore: false, isGuess: false })
+    }
   }
 
   private add(path: string, observation: Observation): void {

@@ -116,7 +116,7 @@ export async function restoreFiles(
     )
   }
   const root = realpathSync(opts.projectDir)
-  const history = FileHistory.of(session.slice())
+  const history = FileHistory.of(session.slice(), (childId) => ownEvents(opts.store, childId))
   const skipped: Skipped[] = []
   const wanted: { path: string; abs: string; to: Change['to']; lastSeen: FileState }[] = []
   for (const path of history.paths()) {
@@ -385,6 +385,16 @@ function put(
   } catch (error) {
     rmSync(temp, { force: true })
     throw error
+  }
+}
+
+/** A subagent's own events that say what it changed, or undefined when they cannot be read. */
+function ownEvents(store: Store, sessionId: string): LogEvent[] | undefined {
+  const types = ['turn/start', 'tool/result', 'subagent/started', 'workspace/diff']
+  try {
+    return store.readOwnEvents(sessionId, { types }).map((row) => rowToEvent(row, row.seq))
+  } catch {
+    return undefined
   }
 }
 
