@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -14,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { LogEvent } from '../../main/core/log/index.js'
 import { rowToEvent } from '../../main/core/log/rows.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
-import { cliArgv, runCli } from '../fixtures/cli.js'
+import { cliArgv, runCli, spawnCli, waitForJsonEvent } from '../fixtures/cli.js'
 import { startModelServer } from '../fixtures/model-server/server.js'
 import type { ModelServer } from '../fixtures/model-server/server.js'
 
@@ -298,6 +299,43 @@ describe('bridle restore', () => {
     expect(readdirSync(project).sort()).toEqual(['keep.txt', 'notes.txt'])
     expect(readFileSync(join(project, 'notes.txt'), 'utf8')).toBe('hello from the child\n')
   }, 90_000)
+
+  it('is refused while a turn runs in another process', async () => {
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    server = await startModelServer({
+      script: [
+        calls(call('write', { path: 'a.txt', content: 'one\n' })),
+        'Written.',
+        { steps: [{ wait: held }, { text: 'Slow answer.' }] },
+      ],
+    })
+    const sessionId = await runTurn('write')
+    const child = spawnCli(
+      cliArgv(
+        { home, project },
+        'run',
+        '--json',
+        '--base-url',
+        server.url,
+        '--model',
+        'scripted',
+        '--session',
+        sessionId,
+        'take your time',
+      ),
+    )
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    await waitForJsonEvent(child, (event) => event.type === 'request/start')
+    const refused = await restore(sessionId, '0')
+    expect(refused.status).toBe(1)
+    expect(refused.stderr).toMatch(/is open for writing by process \d+/)
+    expect(readFileSync(join(project, 'a.txt'), 'utf8')).toBe('one\n')
+    release()
+    expect(await exited).toBe(0)
+    expect((await restore(sessionId, '0')).status).toBe(0)
+    expect(existsSync(join(project, 'a.txt'))).toBe(false)
+  }, 60_000)
 
   it('refuses a seq the session does not have and a session without a restore to undo', async () => {
     server = await startModelServer({ script: ['Hello.'] })
