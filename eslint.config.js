@@ -64,6 +64,7 @@ const layerOrder = [
   ['main/core/store'],
   ['main/core/kernel'],
   ['main/core/log'],
+  ['main/core/import'],
   ['main/core/models'],
   ['main/core/workspace'],
   ['main/core/tokens'],

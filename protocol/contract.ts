@@ -414,6 +414,12 @@ export const methods = {
       .strict(),
     result: SessionSummary,
   },
+  'session/setCodeMode': {
+    description:
+      'Turns code mode on or off for the session, logged as `session/code-mode`: from the next turn on the model also gets `run_code` (a running turn keeps its tools).',
+    params: z.object({ sessionId: Id, on: z.boolean() }).strict(),
+    result: z.object({ on: z.boolean() }),
+  },
   'session/delete': {
     description: 'Moves a session (and not its forks) to the trash; `session/restore` undoes it.',
     params: z.object({ sessionId: Id }).strict(),
@@ -742,6 +748,7 @@ export const FORWARDED_EVENT_TYPES = [
   'session/created',
   'session/title',
   'session/model',
+  'session/code-mode',
   'inbox/queued',
   'inbox/claimed',
   'turn/start',
@@ -757,6 +764,7 @@ export const FORWARDED_EVENT_TYPES = [
   'process/started',
   'subagent/started',
   'session/spawned',
+  'session/imported',
   'approval/requested',
   'approval/decided',
   'compaction/checkpoint',

@@ -237,6 +237,20 @@ export const eventData = {
     mode: z.enum(['fresh', 'fork']),
   }),
   /**
+   * The session was brought in from another tool's session log by `bridle import`: which tool
+   * (`source`), the file's name (never its folder), the tool's own id for it, the version that
+   * wrote it when the file says, and the folder the file recorded (untrusted: the session's
+   * folder is `session/created`'s). What the import could not map is in `notice` events
+   * (`IMPORT_UNMAPPED`, `IMPORT_SKIPPED`).
+   */
+  'session/imported': z.object({
+    source: z.enum(['claude-code', 'codex', 'pi', 'deepseek-harness']),
+    file: z.string().max(500),
+    sourceSessionId: z.string().max(200).optional(),
+    sourceVersion: z.string().max(100).optional(),
+    recordedProjectDir: z.string().optional(),
+  }),
+  /**
    * `source`: who named it. `user` (a rename; the default, which older events read as) sticks:
    * `words` (the first words of the first message) and `auto` (the model's short title, asked in
    * the background after the first answered turn) never replace it.
@@ -253,6 +267,12 @@ export const eventData = {
     endpointId: z.string().min(1).max(200).optional(),
     model: z.string().min(1).max(500),
   }),
+  /**
+   * Code mode switched for the session (the app's switch, or `bridle run --code-mode`): from the
+   * next turn on the model also gets `run_code` or no longer does (a running turn keeps its tools).
+   * The last switch holds; a session without one has code mode off.
+   */
+  'session/code-mode': z.object({ on: z.boolean() }),
   'inbox/queued': z.object({
     requestId: z.string().min(1).max(200),
     message: z.string(),

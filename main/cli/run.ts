@@ -5,6 +5,7 @@ import type { Agent, TurnOutcome } from '../core/loop/agent.js'
 import type { Store } from '../core/store/index.js'
 import type { ApprovalMode, ApprovalRule } from '../core/tools/approvals.js'
 import { sessionProjectDir, setupAgent } from '../core/host/runtime/agent-setup.js'
+import { sessionCodeMode, switchCodeMode } from '../core/host/runtime/code-mode.js'
 import { watchTitles } from '../core/host/runtime/titles.js'
 import type { AgentSetup } from '../core/host/runtime/agent-setup.js'
 import { updateConfig } from '../core/host/settings/config.js'
@@ -41,7 +42,10 @@ export interface RunOptions {
   readonly version?: string
   /** `--trust-project-mcp`: start the project's `.mcp.json` servers without asking. */
   readonly trustProjectMcp?: boolean
-  /** `--code-mode`: the model also gets `run_code`. */
+  /**
+   * `--code-mode`: the model also gets `run_code`, and the session's log says so
+   * (`session/code-mode`), so the app keeps it on. A session switched on before keeps it without.
+   */
   readonly codeMode?: boolean
 }
 
@@ -84,6 +88,8 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const stopEvents = session.subscribe((event) => printer.event(session.id, event))
   // The first words of its first message (the model is not asked for a title here).
   const stopTitles = watchTitles(session, { store: opts.store })
+  if (opts.codeMode === true) switchCodeMode(session, true)
+  const codeMode = opts.codeMode === true || sessionCodeMode(session)
   let setup: AgentSetup
   try {
     setup = await setupAgent({
@@ -105,8 +111,9 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
         )
       },
       ...(opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps }),
-      ...(opts.codeMode === true ? { codeMode: true } : {}),
+      codeMode,
       mcp,
+      store: opts.store,
       // A subagent's events are printed as its parent's are, named with it.
       subagents: {
         store: opts.store,

@@ -243,6 +243,26 @@ describe('bridle run: the task tool', () => {
     expect(sessionRows().filter((row) => row.spawnedBy !== null)).toHaveLength(1)
   }, 60_000)
 
+  it("a code-mode parent's child runs in code mode, and its own log says so", async () => {
+    await serve(
+      model(
+        { steps: [task('t1', 'coder', 'child: in code mode?'), { finish: 'tool_calls' }] },
+        {
+          'child: in code mode?': () => 'Yes.',
+        },
+      ),
+    )
+    const result = await runCli(run('--code-mode', 'go'))
+    expect(result.status).toBe(0)
+    const child = sessionRows().find((row) => row.spawnedBy !== null)
+    const switches = logOf(child?.id ?? '').filter((e) => e.type === 'session/code-mode')
+    expect(switches.map((e) => e.data)).toEqual([{ on: true }])
+    const childRequest = bodies().find((b) => latest(b) === 'child: in code mode?') as Body
+    const names = (childRequest.tools ?? []).map((t) => t.function.name)
+    expect(names).toContain('run_code')
+    expect(names).not.toContain('task')
+  }, 60_000)
+
   it('runs two task calls of one reply in parallel; both answers come back in call order', async () => {
     let bArrived: () => void = () => undefined
     const bHere = new Promise<void>((resolve) => (bArrived = resolve))

@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { methods, notifications, resultSchema } from '../../protocol/contract.js'
+import {
+  isForwardedEventType,
+  methods,
+  notifications,
+  resultSchema,
+} from '../../protocol/contract.js'
 import type {
   EventDto,
   MethodName,
@@ -128,6 +133,7 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     params: { sessionId: 's1', endpointId: 'local', model: 'qwen3:8b' },
     result: { ...session, model: 'qwen3:8b' },
   },
+  'session/setCodeMode': { params: { sessionId: 's1', on: true }, result: { on: true } },
   'session/delete': { params: { sessionId: 's1' }, result: { ...session, deletedAt: 5 } },
   'session/restore': { params: { sessionId: 's1' }, result: session },
   'session/tree': {
@@ -334,6 +340,18 @@ describe('the contract', () => {
   it.each(Object.keys(notifications) as TopicName[])('%s: notification round-trips', (topic) => {
     const sample = notificationSamples[topic]
     expect(notifications[topic].parse(JSON.parse(JSON.stringify(sample)))).toEqual(sample)
+  })
+
+  it('a code mode switch is forwarded as a session event and round-trips', () => {
+    const sample = {
+      sessionId: 's1',
+      event: { ...event, type: 'session/code-mode', turn: 1, step: 0, data: { on: true } },
+      prevSeq: 15,
+    }
+    expect(isForwardedEventType('session/code-mode')).toBe(true)
+    expect(notifications['session/event'].parse(JSON.parse(JSON.stringify(sample)))).toEqual(sample)
+    const bad = { ...sample, event: { ...sample.event, data: { on: 'yes' } } }
+    expect(notifications['session/event'].safeParse(bad).success).toBe(false)
   })
 
   it('error results carry a known code', () => {

@@ -206,7 +206,7 @@ describe('the renderer must not import Node, native modules or main/', { timeout
 
 describe('main/core layers import only the layers below them', { timeout: 20_000 }, () => {
   const order =
-    'layer order: protocol/ < store < kernel < log < models < workspace < tokens < loop < tools < prompt < compaction < mcp < host < main/cli, main/electron'
+    'layer order: protocol/ < store < kernel < log < import < models < workspace < tokens < loop < tools < prompt < compaction < mcp < host < main/cli, main/electron'
   const storeMayImport = 'store may import only protocol/ and itself'
 
   it('flags store importing tools or the loop, naming both layers and the order', async () => {

@@ -3,7 +3,9 @@ import type { EventDto, SessionSummary } from '../../protocol/contract'
 import {
   ancestorsOf,
   buildSessionTree,
+  childrenLabel,
   forkCount,
+  hiddenText,
   forkPointText,
   formatAge,
   neighbourOf,
@@ -84,6 +86,44 @@ describe('buildSessionTree', () => {
     expect(
       ancestorsOf([session('a', { parentId: 'b' }), session('b', { parentId: 'a' })], 'a'),
     ).toEqual(['b', 'a'])
+  })
+})
+
+describe('subagents in the tree', () => {
+  const spawned = (sessionId: string, callId = 'c1') => ({ spawnedBy: { sessionId, callId } })
+  const sessions = [
+    session('parent', { updatedAt: 1 }),
+    session('fork', { parentId: 'parent', forkSeq: 4, createdAt: 2 }),
+    session('child', { ...spawned('parent'), createdAt: 3, updatedAt: 90 }),
+    // Seeded with the parent's history (fork mode): still the subagent of `parent`'s call.
+    session('seeded', { ...spawned('fork', 'c2'), parentId: 'parent', forkSeq: 7, createdAt: 4 }),
+    session('orphan', { ...spawned('gone'), updatedAt: 5 }),
+    session('plain', { updatedAt: 6 }),
+  ]
+  const tree = buildSessionTree(sessions)
+
+  it('hangs a subagent under the session that spawned it, beside the forks, oldest first', () => {
+    // `parent` is first: its child's activity (90) is the latest.
+    expect(tree.map((n) => n.session.id)).toEqual(['parent', 'plain', 'orphan'])
+    const parent = tree[0]
+    expect(parent?.children.map((n) => n.session.id)).toEqual(['fork', 'child'])
+    // A subagent's spawner wins over its fork parent.
+    expect(parent?.children[0]?.children.map((n) => n.session.id)).toEqual(['seeded'])
+    expect(ancestorsOf(sessions, 'seeded')).toEqual(['fork', 'parent'])
+    expect(ancestorsOf(sessions, 'child')).toEqual(['parent'])
+  })
+
+  it('says what a folded row hides and names the group by what it holds', () => {
+    const parent = tree[0]
+    expect(parent && hiddenText(parent)).toBe('1 fork, 2 subagents')
+    expect(parent && forkCount(parent)).toBe(3)
+    const fork = parent?.children[0]
+    expect(fork && hiddenText(fork)).toBe('1 subagent')
+    expect(fork && childrenLabel(fork, 'F')).toBe('Subagents of F')
+    expect(parent && childrenLabel(parent, 'P')).toBe('Forks and subagents of P')
+    const forksOnly = buildSessionTree([session('a'), session('b', { parentId: 'a', forkSeq: 1 })])
+    expect(forksOnly[0] && hiddenText(forksOnly[0])).toBe('1 fork')
+    expect(forksOnly[0] && childrenLabel(forksOnly[0], 'A')).toBe('Forks of A')
   })
 })
 

@@ -25,6 +25,7 @@ export const OPTIONS = {
   'api-key-env': { type: 'string' },
   'max-steps': { type: 'string' },
   json: { type: 'boolean' },
+  scan: { type: 'boolean' },
   'trust-project-mcp': { type: 'boolean' },
   'code-mode': { type: 'boolean' },
   approval: { type: 'string' },

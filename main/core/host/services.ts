@@ -120,6 +120,7 @@ export type RuntimeMethods =
   | 'approval/respond'
   | 'compaction/run'
   | 'compaction/undo'
+  | 'session/setCodeMode'
   | 'workspace/restore'
   | 'workspace/undoRestore'
 export type SessionMethods =

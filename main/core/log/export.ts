@@ -124,6 +124,8 @@ export interface ImportOptions {
   /** Epoch milliseconds for the new session's `createdAt`; events keep their own `at`. */
   readonly clock?: () => number
   readonly id?: string
+  /** The new session's project folder, instead of the one the export recorded. */
+  readonly projectDir?: string
 }
 
 /** An import refused: `line` is 1-based, the header being line 1; the message starts `line N:`. */
@@ -162,14 +164,14 @@ export function importSession(
       id,
       parentId: null,
       forkSeq: null,
-      projectDir: header.session.projectDir,
+      projectDir: opts.projectDir ?? header.session.projectDir,
       title: header.session.title,
       createdAt: clock(),
     })
     // A failed commit is thrown by close() below; reporting it as well would say it twice.
     const session = Session.open(store, id, { mode: 'write', clock, report: () => undefined })
     try {
-      for (const event of events) replay(session, event)
+      for (const event of events) replay(session, withProjectDir(event, opts.projectDir))
       session.close() // commits the replayed rows inside this transaction, releases the lock
     } catch (error) {
       try {
@@ -182,6 +184,12 @@ export function importSession(
     }
   })
   return id
+}
+
+/** `session/created` naming the folder the importer chose, when it chose one. */
+function withProjectDir(event: LogEvent, projectDir: string | undefined): LogEvent {
+  if (projectDir === undefined || event.type !== 'session/created') return event
+  return { ...event, data: { ...event.data, projectDir } }
 }
 
 /** Line N of the file holds seq N-2. */

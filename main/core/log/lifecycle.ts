@@ -248,8 +248,10 @@ export class Lifecycle {
       }
       case 'session/created':
       case 'session/spawned':
+      case 'session/imported':
       case 'session/title':
       case 'session/model':
+      case 'session/code-mode':
       case 'inbox/queued':
       case 'inbox/claimed':
       case 'request/header':

@@ -34,8 +34,12 @@ export function summarizeEvent(event: LogEvent): string {
       return `${clip(event.data.title)}${event.data.source === 'user' ? '' : ` (${event.data.source})`}`
     case 'session/spawned':
       return `subagent of ${String(event.data.by.sessionId)} (call ${event.data.by.callId}, ${event.data.mode}): ${clip(event.data.description, 60)}`
+    case 'session/imported':
+      return `from ${event.data.source}: ${event.data.file}`
     case 'session/model':
       return `${event.data.endpointId ? `${event.data.endpointId} ` : ''}${event.data.model}`
+    case 'session/code-mode':
+      return event.data.on ? 'code mode on' : 'code mode off'
     case 'inbox/queued':
       return `${event.data.requestId}: ${clip(event.data.message, 60)}`
     case 'inbox/claimed':

@@ -1,7 +1,9 @@
 /**
- * The session list as a tree of forks, pure so it is unit-tested without a DOM. The list is what
- * `session/list` paged in plus what `sessions/changed` updated; a fork whose parent is not in the
- * list (not paged in yet, or in the trash) is shown as a root and still names its parent.
+ * The session list as a tree of forks and subagents, pure so it is unit-tested without a DOM. The
+ * list is what `session/list` paged in plus what `sessions/changed` updated; a fork whose parent
+ * is not in the list (not paged in yet, or in the trash) is shown as a root and still names its
+ * parent. A subagent (`spawnedBy`) hangs under the session whose `task` call started it, even
+ * when it is also seeded with that session's history (`parentId` set too).
  */
 import type { EventDto, SessionSummary } from '../../../protocol/contract'
 
@@ -27,13 +29,26 @@ export function upsertSessions(
   return [...byId.values()].sort(byActivity)
 }
 
-/** Roots by the latest activity in their subtree; children in fork order (oldest first). */
+/** The session a session hangs under in the tree: the one that spawned it, else its fork parent. */
+export function treeParentOf(
+  session: Pick<SessionSummary, 'parentId' | 'spawnedBy'>,
+): string | null {
+  return session.spawnedBy?.sessionId ?? session.parentId
+}
+
+/** Whether the session is a subagent (a `task` call started it), not a fork or the user's own. */
+export const isSubagent = (session: Pick<SessionSummary, 'spawnedBy'>): boolean =>
+  session.spawnedBy !== null
+
+/**
+ * Roots by the latest activity in their subtree; children (forks and subagents) oldest first.
+ */
 export function buildSessionTree(sessions: readonly SessionSummary[]): readonly SessionNode[] {
   const byId = new Map(sessions.map((session) => [session.id, session]))
   const childrenOf = new Map<string, SessionSummary[]>()
   const roots: SessionSummary[] = []
   for (const session of sessions) {
-    const parentId = session.parentId
+    const parentId = treeParentOf(session)
     if (parentId !== null && byId.has(parentId)) {
       const siblings = childrenOf.get(parentId) ?? []
       siblings.push(session)
@@ -67,10 +82,14 @@ export function ancestorsOf(
 ): readonly string[] {
   const byId = new Map(sessions.map((session) => [session.id, session]))
   const path: string[] = []
-  let current = byId.get(sessionId)?.parentId ?? null
+  const parentOf = (id: string) => {
+    const session = byId.get(id)
+    return session === undefined ? null : treeParentOf(session)
+  }
+  let current = parentOf(sessionId)
   while (current !== null && !path.includes(current)) {
     path.push(current)
-    current = byId.get(current)?.parentId ?? null
+    current = parentOf(current)
   }
   return path
 }
@@ -173,6 +192,36 @@ export function treeMove(
 /** How many sessions fork off `node` at any depth: what a folded row says it hides. */
 export function forkCount(node: SessionNode): number {
   return node.children.reduce((sum, child) => sum + 1 + forkCount(child), 0)
+}
+
+/**
+ * What a folded row says it hides, at any depth, forks and subagents counted apart: "2 forks",
+ * "1 subagent", "1 fork, 3 subagents".
+ */
+export function hiddenText(node: SessionNode): string {
+  let forks = 0
+  let subagents = 0
+  const walk = (parent: SessionNode) => {
+    for (const child of parent.children) {
+      if (isSubagent(child.session)) subagents++
+      else forks++
+      walk(child)
+    }
+  }
+  walk(node)
+  const parts = [
+    forks > 0 ? `${forks} ${forks === 1 ? 'fork' : 'forks'}` : '',
+    subagents > 0 ? `${subagents} ${subagents === 1 ? 'subagent' : 'subagents'}` : '',
+  ]
+  return parts.filter((part) => part !== '').join(', ')
+}
+
+/** The name of the group of a session's children, by what they are. */
+export function childrenLabel(node: SessionNode, title: string): string {
+  const subagents = node.children.filter((child) => isSubagent(child.session)).length
+  if (subagents === 0) return `Forks of ${title}`
+  if (subagents === node.children.length) return `Subagents of ${title}`
+  return `Forks and subagents of ${title}`
 }
 
 /**

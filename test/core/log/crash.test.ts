@@ -184,6 +184,7 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'session/created':
       case 'session/title':
       case 'session/model':
+      case 'session/code-mode':
       case 'inbox/queued':
       case 'inbox/claimed':
       case 'user/message':
@@ -196,6 +197,7 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'process/started':
       case 'subagent/started':
       case 'session/spawned':
+      case 'session/imported':
       case 'workspace/diff':
       case 'workspace/restored':
       case 'workspace/restore-undone':

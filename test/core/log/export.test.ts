@@ -310,7 +310,7 @@ describe('bridle export / import (the real CLI)', () => {
       expect(toStdout.stdout).toBe(file)
 
       const imported = bridle('import', out, '--home', other)
-      expect(imported.stderr).toBe('')
+      expect(imported.stderr).toContain('imported Bridle export session into')
       expect(imported.status).toBe(0)
       const id = imported.stdout.trim()
       expect(id).toMatch(/^[0-9a-f-]{36}$/)

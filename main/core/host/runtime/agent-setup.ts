@@ -47,6 +47,7 @@ import { OutputSpill, outputCapForWindow } from '../../tools/spill.js'
 import { SnapshotStore, SNAPSHOTS_DIR } from '../../workspace/snapshot.js'
 import { TurnWorkspace } from '../../workspace/turn-workspace.js'
 import type { Config } from '../settings/config.js'
+import type { Store } from '../../store/index.js'
 import { subagentLimits, TASK, taskTool } from './subagents.js'
 import type { SubagentHost } from './subagents.js'
 
@@ -107,6 +108,8 @@ export interface AgentSetupOptions {
    * `subagents.maxDepth`), each call a child session in this store. Absent: no `task`.
    */
   readonly subagents?: SubagentHost
+  /** The sessions' store: `recall` searches the conversation's other branches in it. */
+  readonly store?: Store
   /** How deep this session is among subagents: 0 (default) for one the user started. */
   readonly depth?: number
   /**
@@ -260,7 +263,7 @@ async function toolSide(
     ...builtinTools({ bash: { env: opts.env, sandbox, secrets: knownSecrets(opts) } }),
     ...(opts.codeMode === true ? [runCodeTool(opts.config.codeMode)] : []),
   ].filter((tool) => only === undefined || only.has(tool.name))
-  for (const tool of [...own, readOutputTool(spill), recallTool(() => session)])
+  for (const tool of [...own, readOutputTool(spill), recallTool(() => session, opts.store)])
     registry.register(tool)
   const task = subagentTool(opts, registry)
   if (task) registry.register(task)
@@ -369,6 +372,7 @@ function subagentTool(opts: AgentSetupOptions, registry: ToolRegistry) {
         .map((tool) => tool.name)
         .filter((name) => name !== TASK),
     ...(opts.approvalChannel === undefined ? {} : { approvalChannel: opts.approvalChannel }),
+    codeMode: opts.codeMode === true,
     setupChild: async (child, how) => {
       const setup = await setupAgent({
         ...opts,

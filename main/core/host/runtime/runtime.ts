@@ -19,6 +19,7 @@ import type { ApprovalRule } from '../../tools/approvals.js'
 import { compactNow, sessionModelRef, sessionProjectDir, setupAgent } from './agent-setup.js'
 import type { AgentSetup } from './agent-setup.js'
 import { ApprovalBridge } from './approval-bridge.js'
+import { sessionCodeMode, switchCodeMode } from './code-mode.js'
 import { readAttachments } from './attachments.js'
 import type { Attachment, AttachmentInput } from '../../../../protocol/attachments.js'
 import { HostError } from '../host.js'
@@ -79,6 +80,8 @@ interface LiveAgent {
   readonly mcpRevision: number
   /** The session's model choice it was built for: a `session/model` switch since rebuilds it. */
   readonly ref: { readonly endpointId?: string; readonly model?: string }
+  /** Whether it offers `run_code`: a `session/code-mode` switch since rebuilds it. */
+  readonly codeMode: boolean
 }
 
 function isSameModel(
@@ -112,6 +115,7 @@ export function createRuntime(
       'turn/send': (params) => runtime.send(params),
       'turn/cancel': (params) => runtime.cancel(params.sessionId),
       'approval/respond': (params) => ({ accepted: runtime.approvals.respond(params) }),
+      'session/setCodeMode': (params) => runtime.setCodeMode(params.sessionId, params.on),
       'compaction/run': (params) => runtime.compact(params.sessionId, params.focus),
       'compaction/undo': (params) => runtime.uncompact(params.sessionId, params.checkpointSeq),
       'workspace/restore': ({ sessionId, ...params }) => runtime.restore(sessionId, params),
@@ -221,6 +225,20 @@ class Runtime {
     })
     await live.session.flush()
     if (!live.run && live.starting === 0) this.dropAgent(live)
+  }
+
+  /**
+   * Turns code mode on or off, logged as `session/code-mode` (nothing is logged when it already
+   * is so). An idle agent is dropped so the next turn builds one with or without `run_code`; a
+   * running turn keeps its tools until it ends.
+   */
+  async setCodeMode(sessionId: string, on: boolean): Promise<{ on: boolean }> {
+    this.checkOpen()
+    const live = this.sessions.get(sessionId).extra
+    if (switchCodeMode(live.session, on)) await live.session.flush()
+    if (live.built && live.built.codeMode !== on && !live.run && live.starting === 0)
+      this.dropAgent(live)
+    return { on }
   }
 
   /** The message's attachments as the log will hold them; refused ones throw (nothing logged). */
@@ -394,7 +412,8 @@ class Runtime {
         live.built.revision !== this.settings.revision() ||
         live.built.mcpRevision !== (this.mcp?.revision() ?? 0) ||
         live.built.model.isProvisional === true ||
-        !isSameModel(live.built.ref, sessionModelRef(live.session)))
+        !isSameModel(live.built.ref, sessionModelRef(live.session)) ||
+        live.built.codeMode !== sessionCodeMode(live.session))
     ) {
       this.dropAgent(live)
     }
@@ -415,6 +434,7 @@ class Runtime {
       throw AgentUnavailable.unresolved(error)
     }
     let setup: AgentSetup
+    const codeMode = sessionCodeMode(session)
     try {
       const projectDir = sessionProjectDir(session)
       if (projectDir === undefined) throw new Error('the session does not say its project folder')
@@ -428,7 +448,9 @@ class Runtime {
         env: this.env,
         approval: config.approval,
         approvalChannel: this.approvals.channelFor(session),
+        codeMode,
         onRemember: (rule) => this.remember(session, projectDir, rule),
+        store: this.ctx.store,
         subagents: {
           store: this.ctx.store,
           approvalChannel: (child, info) =>
@@ -452,6 +474,7 @@ class Runtime {
       revision: this.settings.revision(),
       mcpRevision: this.mcp?.revision() ?? 0,
       ref,
+      codeMode,
     }
     return live.built
   }

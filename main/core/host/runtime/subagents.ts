@@ -18,6 +18,7 @@ import type { Store } from '../../store/index.js'
 import type { ApprovalChannel } from '../../tools/approvals.js'
 import { endLeftoverProcess } from '../../tools/processes.js'
 import { defineTool, ToolError } from '../../tools/types.js'
+import { switchCodeMode } from './code-mode.js'
 import type { Tool } from '../../tools/types.js'
 
 export const TASK = 'task'
@@ -101,6 +102,8 @@ export interface TaskToolOptions {
   ) => Promise<{ readonly agent: Agent; readonly dispose: () => void }>
   /** The parent's channel, which a child's questions go through by default. */
   readonly approvalChannel?: ApprovalChannel
+  /** The parent runs in code mode: so does the child, and its log says so. */
+  readonly codeMode?: boolean
 }
 
 const schema = z.object({
@@ -277,6 +280,8 @@ function createChild(opts: TaskToolOptions, args: TaskArgs, depth: number): Sess
       depth,
       mode,
     })
+    // Continued later on its own, the child keeps the mode it ran in.
+    if (opts.codeMode !== undefined) switchCodeMode(child, opts.codeMode)
     child.flushSync()
   } catch (error) {
     child.close()

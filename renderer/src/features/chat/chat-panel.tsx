@@ -5,11 +5,12 @@ import { callKey } from '../../state/event-selectors'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'
+import { CodeModeSwitch } from './code-mode-switch'
 import { ContextMeter } from './context-meter'
 import { CutBanner } from './cut-banner'
 import { RowStateContext } from './row-state'
 import type { ChatItem } from './items'
-import { itemIndexForSeq, latestPromptTokens } from './items'
+import { itemIndexForSeq, latestPromptTokens, RUN_CODE } from './items'
 import type { MessageActions } from './messages'
 import { meterWindow } from './known-windows'
 import { ModelBadge } from './model-badge'
@@ -57,6 +58,7 @@ export function ChatPanel({
     for (const request of feed.pendingApprovals) byCall.set(callKey(request), request)
     return byCall
   }, [feed.pendingApprovals])
+  const pendingInnerByCall = usePendingInner(items, feed.pendingApprovals)
   const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
   const promptTokens = useMemo(() => latestPromptTokens(feed.events), [feed.events])
   const contextWindow = useMemo(
@@ -119,6 +121,7 @@ export function ChatPanel({
           {feed.profile !== undefined && (
             <ModelBadge key={sessionId} profile={feed.profile} onShowPanel={onShowPanel} />
           )}
+          <CodeModeSwitch api={api} sessionId={sessionId} events={feed.events} />
           <ContextMeter tokens={promptTokens} window={contextWindow} />
         </div>
         <CutBanner sessionId={sessionId} events={feed.events} onShowPanel={onShowPanel} />
@@ -158,6 +161,9 @@ export function ChatPanel({
                     isEditing={item.kind === 'user' && item.seq === editingSeq}
                     actions={actions}
                     pending={item.kind === 'tool' ? pendingByCall.get(item.call.key) : undefined}
+                    pendingInner={
+                      item.kind === 'tool' ? pendingInnerByCall.get(item.call.key) : undefined
+                    }
                   />
                 </div>
               )
@@ -208,8 +214,36 @@ function useOrphanApprovals(
   return useMemo(() => {
     if (pending.length === 0) return []
     const known = new Set<string>()
-    for (const item of items) if (item.kind === 'tool') known.add(item.call.key)
+    for (const item of items) {
+      if (item.kind !== 'tool') continue
+      known.add(item.call.key)
+      for (const made of item.call.inner ?? []) known.add(made.key)
+    }
     return pending.filter((request) => !known.has(callKey(request)))
+  }, [items, pending])
+}
+
+/**
+ * Pending requests of calls another call made (code mode), by the key of the card they show in;
+ * a card's list keeps its identity until the pending requests change.
+ */
+function usePendingInner(
+  items: readonly ChatItem[],
+  pending: readonly ApprovalRequest[],
+): ReadonlyMap<string, readonly ApprovalRequest[]> {
+  return useMemo(() => {
+    const byCard = new Map<string, ApprovalRequest[]>()
+    if (pending.length === 0) return byCard
+    const cardOf = new Map<string, string>()
+    for (const item of items) {
+      if (item.kind !== 'tool') continue
+      for (const made of item.call.inner ?? []) cardOf.set(made.key, item.call.key)
+    }
+    for (const request of pending) {
+      const card = cardOf.get(callKey(request))
+      if (card !== undefined) byCard.set(card, [...(byCard.get(card) ?? []), request])
+    }
+    return byCard
   }, [items, pending])
 }
 
@@ -221,7 +255,8 @@ function estimateHeight(item: ChatItem | undefined): number {
     case 'assistant':
       return 64 + Math.min(1200, Math.floor(item.text.length / 90) * 21)
     case 'tool':
-      return 140
+      // A program's card shows its code and a row per call it made.
+      return item.call.name === RUN_CODE ? 360 + 30 * (item.call.inner?.length ?? 0) : 140
     case 'changes':
       return 80 + item.files.length * 28
     case 'turn-end':

@@ -12,6 +12,8 @@ import {
   RecoveredRow,
   TurnEndRow,
 } from './status-rows'
+import { SubagentCard } from './subagent-card'
+import { isSubagentCall } from './subagent'
 import { ToolCard } from './tool-card'
 
 interface ChatRowProps {
@@ -22,6 +24,8 @@ interface ChatRowProps {
   readonly actions: MessageActions
   /** The pending request of this row's call, if it is a tool card waiting for the user. */
   readonly pending: ApprovalRequest | undefined
+  /** The pending requests of the calls this row's call made (code mode). */
+  readonly pendingInner?: readonly ApprovalRequest[] | undefined
 }
 
 /** One row of the chat, by item kind. Memoised: items keep their identity until they change. */
@@ -31,6 +35,7 @@ export const ChatRow = memo(function ChatRow({
   isEditing,
   actions,
   pending,
+  pendingInner,
 }: ChatRowProps) {
   switch (item.kind) {
     case 'user':
@@ -44,6 +49,16 @@ export const ChatRow = memo(function ChatRow({
     case 'context':
       return <ContextRow item={item} />
     case 'tool':
+      if (isSubagentCall(item.call)) {
+        return (
+          <SubagentCard
+            api={actions.api}
+            call={item.call}
+            pending={pending}
+            onOpenSession={actions.onOpenSession}
+          />
+        )
+      }
       return (
         <ToolCard
           api={actions.api}
@@ -51,6 +66,7 @@ export const ChatRow = memo(function ChatRow({
           turn={item.turn}
           call={item.call}
           pending={pending}
+          pendingInner={pendingInner}
         />
       )
     case 'changes':

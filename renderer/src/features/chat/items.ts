@@ -76,7 +76,21 @@ export interface ToolCallView {
   readonly sandboxed?: boolean
   /** The MCP server that provides the tool, and its own name for it (from `tool/call`). */
   readonly mcp?: { readonly server: string; readonly tool: string }
+  /**
+   * The calls this call made itself (code mode: a `run_code` program's `tools.x(...)`, logged
+   * with `parent` naming this call), in the order made; absent when it made none. They are rows
+   * of this call's card, never cards of their own.
+   */
+  readonly inner?: readonly ToolCallView[]
+  /**
+   * The child session a `task` call started: from `subagent/started` while it runs, else the
+   * result's `metadata.subagent` (absent until one of them is logged).
+   */
+  readonly subagent?: { readonly sessionId: string; readonly description?: string }
 }
+
+/** Code mode's tool (main/core/tools/code): its card shows the program and its inner calls. */
+export const RUN_CODE = 'run_code'
 
 export interface Usage {
   readonly inputTokens: number

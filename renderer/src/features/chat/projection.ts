@@ -1,7 +1,9 @@
 /**
  * The projection of a session log into chat items (the types and the small helpers are in
  * items.ts). One pass in log order; a tool call's later events (approval, `tool/call`,
- * `tool/result`, the turn's end) update its item in place, where the model asked for it.
+ * `tool/result`, the turn's end) update its item in place, where the model asked for it. A call
+ * made by another call (code mode: an event with `parent`) is kept in its parent's `inner`
+ * list and changes the parent's item, so it never becomes a card of its own.
  */
 import type { EventDto, EventDtoOf } from '../../../../protocol/contract'
 import { assistantParts, callKey, placeOf } from '../../state/event-selectors'
@@ -16,6 +18,18 @@ const DENIED_CODES = new Set(['APPROVAL_DENIED', 'POLICY_DENIED', 'GUARD_DENIED'
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 type ToolItem = Extract<ChatItem, { kind: 'tool' }>
 type MutableCall = Mutable<ToolCallView>
+
+/** A call being built: where its card is, and (for an inner call) the call that made it. */
+interface CallEntry {
+  /** The card's index in `items` (an inner call's is its parent's). */
+  readonly index: number
+  readonly call: MutableCall
+  rev: number
+  /** Keys of the calls this one made, in order. */
+  inner?: string[]
+  /** The key of the call that made this one: its changes re-snapshot that card. */
+  readonly parentKey?: string
+}
 
 /** Builds the items of a log (events in seq order, without chunks). */
 export function buildItems(events: readonly EventDto[]): ChatItem[] {
@@ -71,7 +85,7 @@ class ItemBuilder {
   private readonly items: ChatItem[] = []
   /** Calls (by `callKey`) changed since the last `finish`: their items are re-snapshotted then. */
   private readonly dirty = new Set<string>()
-  private readonly calls = new Map<string, { index: number; call: MutableCall; rev: number }>()
+  private readonly calls = new Map<string, CallEntry>()
   /** Calls without a result yet: what a turn's end closes (kept small, unlike `calls`). */
   private readonly openCalls = new Set<string>()
   private readonly checkpoints = new Map<number, number>()
@@ -103,6 +117,9 @@ class ItemBuilder {
       case 'tool/call':
       case 'tool/result':
         this.addCallEvent(event)
+        return
+      case 'subagent/started':
+        this.addSubagent(event)
         return
       case 'turn/start':
         this.turnStartAt.set(event.turn, event.at)
@@ -169,8 +186,10 @@ class ItemBuilder {
         return
       }
       case 'tool/call': {
-        const { args, mcp } = event.data
+        const { args, mcp, name } = event.data
         this.updateCall(event, (call) => {
+          // An inner call's first event may be its automatic decision, which names no tool.
+          if (event.data.parent !== undefined) call.name = name
           call.args = args
           if (mcp !== undefined) call.mcp = { server: mcp.server, tool: mcp.tool }
           call.calledAt = event.at
@@ -187,17 +206,51 @@ class ItemBuilder {
     }
   }
 
+  /**
+   * A `task` call started its child session: the card links to it from now on. Logged in the
+   * call's step; a call not on screen (an unannounced one) gets no card from this alone.
+   */
+  private addSubagent(event: EventDtoOf<'subagent/started'>): void {
+    const { callId, sessionId, description } = event.data
+    const key = callKey({ turn: event.turn, step: event.step, callId })
+    const entry = this.calls.get(key)
+    if (!entry) return
+    entry.call.subagent = { sessionId: String(sessionId), description }
+    entry.rev = event.seq
+    this.dirty.add(key)
+  }
+
   /** The items now, as a new array; a call's item is a snapshot, never the mutable call. */
   finish(): ChatItem[] {
     for (const key of this.dirty) {
       const entry = this.calls.get(key)
       const item = entry === undefined ? undefined : this.items[entry.index]
       if (entry && item?.kind === 'tool') {
-        this.items[entry.index] = { ...item, rev: entry.rev, call: { ...entry.call } }
+        this.items[entry.index] = { ...item, rev: entry.rev, call: this.snapshot(entry) }
       }
     }
     this.dirty.clear()
     return this.items.slice()
+  }
+
+  /** A call as its card shows it: a copy, with copies of the calls it made. */
+  private snapshot(entry: CallEntry): ToolCallView {
+    const inner = entry.inner?.flatMap((key) => {
+      const made = this.calls.get(key)
+      return made ? [{ ...made.call }] : []
+    })
+    return inner === undefined ? { ...entry.call } : { ...entry.call, inner }
+  }
+
+  /** Marks the card that shows `key` as changed at `seq`: its own, or its parent's. */
+  private touch(key: string, seq: number): void {
+    const entry = this.calls.get(key)
+    if (!entry) return
+    entry.rev = seq
+    const cardKey = entry.parentKey ?? key
+    const card = this.calls.get(cardKey)
+    if (card) card.rev = seq
+    this.dirty.add(cardKey)
   }
 
   private addAssistant(event: EventDtoOf<'assistant/message'>): void {
@@ -264,19 +317,44 @@ class ItemBuilder {
     this.items.push(item)
   }
 
-  /** Applies `change` to the call the event names; a call the log never announced gets a card. */
+  /**
+   * Applies `change` to the call the event names; a call the log never announced gets a card,
+   * unless another call made it (`parent`), which then lists it.
+   */
   private updateCall(event: CallEvent, change: (call: MutableCall) => void): void {
     const place = placeOf(event)
     const key = callKey(place)
     if (!this.calls.has(key)) {
       const { name, args } = unannouncedCall(event)
-      this.addCall(event, place, name, '', args)
+      const parentKey = parentKeyOf(event)
+      if (parentKey !== undefined && this.calls.has(parentKey))
+        this.addInnerCall(place, parentKey, name, args)
+      else this.addCall(event, place, name, '', args)
     }
     const entry = this.calls.get(key)
     if (!entry) return
     change(entry.call)
-    entry.rev = event.seq
-    this.dirty.add(key)
+    this.touch(key, event.seq)
+  }
+
+  /** A call another call made: a row in its parent's card, closed like any call at turn end. */
+  private addInnerCall(place: CallPlace, parentKey: string, name: string, args: unknown): void {
+    const parent = this.calls.get(parentKey)
+    if (!parent) return
+    const key = callKey(place)
+    const call: MutableCall = {
+      key,
+      callId: place.callId,
+      step: place.step,
+      name,
+      args,
+      argsText: args === undefined ? '' : JSON.stringify(args),
+      status: 'queued',
+      metadata: {},
+    }
+    this.calls.set(key, { index: parent.index, call, rev: parent.rev, parentKey })
+    ;(parent.inner ??= []).push(key)
+    this.openCalls.add(key)
   }
 
   /**
@@ -306,8 +384,7 @@ class ItemBuilder {
       else if (call.status === 'queued' || call.status === 'awaiting-approval') {
         call.status = 'not-started'
       } else continue
-      entry.rev = event.seq
-      this.dirty.add(key)
+      this.touch(key, event.seq)
     }
     const startAt = this.turnStartAt.get(event.turn)
     this.lastTurnEnd = this.items.length
@@ -399,6 +476,13 @@ function standaloneItem(event: EventDto): ChatItem | undefined {
   }
 }
 
+/** The key of the call that made this event's call (same turn and step), if another call did. */
+function parentKeyOf(event: CallEvent): string | undefined {
+  const parent = 'parent' in event.data ? event.data.parent : undefined
+  if (parent === undefined) return undefined
+  return callKey({ turn: event.turn, step: event.step, callId: parent.callId })
+}
+
 /** What a card shows for a call whose first event is not its `assistant/message`. */
 function unannouncedCall(event: CallEvent): { name: string; args: unknown } {
   switch (event.type) {
@@ -419,6 +503,9 @@ function applyResult(call: MutableCall, data: EventDtoOf<'tool/result'>['data'],
   if (data.outputRef !== undefined) call.outputRef = data.outputRef
   const sandboxed = metadata['sandboxed']
   if (typeof sandboxed === 'boolean') call.sandboxed = sandboxed
+  const subagent = metadata['subagent']
+  if (typeof subagent === 'string' && call.subagent?.sessionId !== subagent)
+    call.subagent = { sessionId: subagent }
   const duration = num(metadata, 'durationMs')
   if (duration !== undefined) call.durationMs = duration
   else if (call.calledAt !== undefined) call.durationMs = Math.max(0, at - call.calledAt)

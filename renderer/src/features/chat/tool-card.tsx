@@ -4,8 +4,10 @@ import { ApprovalPrompt, CodeText } from './approval-prompt'
 import { decisionNote } from '../../state/approval-words'
 import { compactArgs, formatDuration, sentence, STATUS_LABEL } from './format'
 import { codeSentence } from './plain-words'
+import { RUN_CODE } from './items'
 import type { ToolCallView, ToolStatus } from './items'
 import { num } from './read-json'
+import { RunCodeBody, runCodeSummary } from './run-code-body'
 import { hasToolDiff, ToolDiff } from './tool-diff'
 import { ToolOutput } from './tool-output'
 import { isBoolean, useRowState } from './row-state'
@@ -17,6 +19,8 @@ interface ToolCardProps {
   readonly call: ToolCallView
   /** The open question for this call, when this app can answer it. */
   readonly pending: ApprovalRequest | undefined
+  /** Open questions for the calls this call made (code mode), answered in their rows. */
+  readonly pendingInner?: readonly ApprovalRequest[] | undefined
 }
 
 /**
@@ -31,14 +35,20 @@ export const ToolCard = memo(function ToolCard({
   turn,
   call,
   pending,
+  pendingInner,
 }: ToolCardProps) {
   const status: ToolStatus = pending ? 'awaiting-approval' : call.status
+  const isProgram = call.name === RUN_CODE
   const [isOpen, setOpen] = useRowState(
     `open:${call.key}`,
     !(QUIET_TOOLS.has(call.name) && status === 'done'),
     isBoolean,
   )
-  const summary = compactArgs(call.name, call.args, call.argsText)
+  const summary = isProgram
+    ? runCodeSummary(call)
+    : compactArgs(call.name, call.args, call.argsText)
+  // A question asked inside a program is answered in its row: the card opens for it.
+  const isShown = isOpen || (pendingInner !== undefined && pendingInner.length > 0)
   return (
     <article
       className={`tool-card tool-${status}`}
@@ -50,11 +60,11 @@ export const ToolCard = memo(function ToolCard({
           <button
             type="button"
             className="icon tool-toggle"
-            aria-expanded={isOpen}
-            aria-label={isOpen ? 'Hide details' : 'Show details'}
-            onClick={() => setOpen(!isOpen)}
+            aria-expanded={isShown}
+            aria-label={isShown ? 'Hide details' : 'Show details'}
+            onClick={() => setOpen(!isShown)}
           >
-            {isOpen ? '▾' : '▸'}
+            {isShown ? '▾' : '▸'}
           </button>
         ) : (
           <span className="tool-toggle" aria-hidden="true" />
@@ -85,7 +95,8 @@ export const ToolCard = memo(function ToolCard({
         </p>
       )}
       {pending && <ApprovalPrompt api={api} request={pending} />}
-      {isOpen && hasBody(call) && (
+      {isShown && isProgram && <RunCodeBody api={api} call={call} pendingInner={pendingInner} />}
+      {isShown && !isProgram && hasBody(call) && (
         <ToolBody api={api} sessionId={sessionId} turn={turn} call={call} />
       )}
     </article>
@@ -102,6 +113,7 @@ const QUIET_TOOLS = new Set(['read', 'list', 'glob', 'grep'])
 
 function hasBody(call: ToolCallView): boolean {
   return (
+    call.name === RUN_CODE ||
     hasToolDiff(call) ||
     call.error !== undefined ||
     call.output !== undefined ||

@@ -1,8 +1,8 @@
-import { ChevronDown, ChevronRight, GitFork, Pencil, Trash2 } from 'lucide-react'
+import { Bot, ChevronDown, ChevronRight, GitFork, Pencil, Trash2 } from 'lucide-react'
 import { useId, useRef, useState } from 'react'
 import type { ReactNode } from 'react'
 import type { SessionSummary } from '../../../../protocol/contract'
-import { formatAge, sessionTitle } from '../../state/session-tree'
+import { formatAge, isSubagent, sessionTitle } from '../../state/session-tree'
 import { useShell } from '../../state/shell-context'
 import { DeleteDialog } from './delete-dialog'
 import { ForkPoint } from './fork-point'
@@ -11,8 +11,10 @@ import { RowMenu } from './row-menu'
 export interface FoldControl {
   readonly isFolded: boolean
   readonly toggle: () => void
-  /** Forks below this session at any depth. */
+  /** Forks and subagents below this session at any depth. */
   readonly count: number
+  /** What the folded row says it hides ("2 forks, 1 subagent"). */
+  readonly text: string
 }
 
 type Mode = 'view' | 'rename' | 'confirm-delete'
@@ -69,7 +71,16 @@ export function SessionItem({
   }
 
   return (
-    <li role="none" className={depth > 0 ? 'tree-node tree-fork' : 'tree-node'}>
+    <li
+      role="none"
+      className={
+        depth === 0
+          ? 'tree-node'
+          : isSubagent(session)
+            ? 'tree-node tree-subagent'
+            : 'tree-node tree-fork'
+      }
+    >
       <div
         ref={item}
         role="treeitem"
@@ -132,6 +143,16 @@ export function SessionItem({
             </span>{' '}
             <ForkPoint session={session}>
               <span className="session-meta" id={`${ids}-meta`}>
+                {isSubagent(session) && (
+                  <span
+                    className="subagent-badge"
+                    title="A subagent: a task call of the session above started it"
+                  >
+                    <Bot size={12} aria-hidden="true" />
+                    subagent
+                  </span>
+                )}
+                {isSubagent(session) && ' · '}
                 {describe(session)}
               </span>
             </ForkPoint>
@@ -139,8 +160,8 @@ export function SessionItem({
         )}
         {fold?.isFolded === true && ' '}
         {fold?.isFolded === true && (
-          <span className="fork-count" id={`${ids}-count`} title="Folded forks">
-            {fold.count} {fold.count === 1 ? 'fork' : 'forks'}
+          <span className="fork-count" id={`${ids}-count`} title="Folded forks and subagents">
+            {fold.text}
           </span>
         )}
         {session.isRunning && (
@@ -239,11 +260,12 @@ function ForkButton({
 }
 
 function describe(session: SessionSummary): string {
-  const parts = [
-    `${session.messageCount} message${session.messageCount === 1 ? '' : 's'}`,
-    formatAge(session.updatedAt, Date.now()),
-  ]
-  if (session.forkSeq !== null) parts.unshift(`fork at #${session.forkSeq}`)
+  const messages = `${session.messageCount} message${session.messageCount === 1 ? '' : 's'}`
+  // A subagent's row is narrow (nested, with its badge): its parent's row says when.
+  if (isSubagent(session)) return messages
+  const parts = [messages, formatAge(session.updatedAt, Date.now())]
+  // A subagent seeded with its parent's history has a fork point too, but is not a fork.
+  if (session.forkSeq !== null && !isSubagent(session)) parts.unshift(`fork at #${session.forkSeq}`)
   return parts.join(' · ')
 }
 

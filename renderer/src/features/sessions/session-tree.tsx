@@ -2,7 +2,9 @@ import { useId, useMemo, useRef, useState } from 'react'
 import type { KeyboardEvent } from 'react'
 import {
   buildSessionTree,
+  childrenLabel,
   forkCount,
+  hiddenText,
   sessionTitle,
   treeMove,
   visibleSessions,
@@ -32,7 +34,8 @@ interface TreeState {
 
 /**
  * The project's sessions as an ARIA tree, each fork nested under its parent with a branch line
- * drawn from the parent (hover the fork's meta line for the message it starts after). Branches
+ * drawn from the parent (hover the fork's meta line for the message it starts after), and each
+ * subagent under the session that started it, marked "subagent". Branches
  * start open; a folded one says how many forks it hides. The open session is the selected item
  * wherever it is. The keyboard moves as in a tree view: Tab enters at one session, Up and Down move, Right and Left unfold and fold (or
  * go into the forks and back to the parent), Home and End; Enter opens, F2 renames, Delete
@@ -161,6 +164,7 @@ function TreeNode({
               isFolded,
               toggle: () => tree.setFolded(id, !isFolded),
               count: forkCount(node),
+              text: hiddenText(node),
             },
           }
         : {})}
@@ -170,7 +174,7 @@ function TreeNode({
           id={groupId}
           className="tree-children"
           role="group"
-          aria-label={`Forks of ${sessionTitle(node.session)}`}
+          aria-label={childrenLabel(node, sessionTitle(node.session))}
         >
           {node.children.map((child, index) => (
             <TreeNode

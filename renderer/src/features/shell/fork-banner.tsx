@@ -1,17 +1,30 @@
 import { useEffect, useState } from 'react'
 import type { SessionSummary } from '../../../../protocol/contract'
-import { sessionTitle } from '../../state/session-tree'
+import { sessionTitle, treeParentOf } from '../../state/session-tree'
 import { useShell, useShellContext } from '../../state/shell-context'
 
 /**
- * Where a fork branched, with the way back: "Forked from <parent> at event N". The parent's
- * title comes from the list, or from `session/get` when the parent is not paged in.
+ * Where a fork branched, with the way back: "Forked from <parent> at event N"; for a subagent,
+ * "Subagent started by a task call in <parent>". The parent's title comes
+ * from the list, or from `session/get` when the parent is not paged in.
  */
 export function ForkBanner({ session }: { readonly session: SessionSummary }) {
-  const parentId = session.parentId
+  const parentId = treeParentOf(session)
   const openSession = useShell((s) => s.openSession)
   const parentTitle = useParentTitle(parentId)
   if (parentId === null) return null
+  if (session.spawnedBy !== null) {
+    return (
+      <div className="fork-banner" role="note" aria-label="Subagent origin">
+        <span>
+          Subagent started by a task call in <strong>{parentTitle ?? 'its parent'}</strong>
+        </span>
+        <button type="button" className="link" onClick={() => void openSession(parentId)}>
+          Open parent
+        </button>
+      </div>
+    )
+  }
   return (
     <div className="fork-banner" role="note" aria-label="Fork origin">
       <span>

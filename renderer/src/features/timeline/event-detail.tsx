@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import type { EventCache } from '../../state/event-cache'
 import { formatTime } from './event-table'
+import type { SessionLink } from './subagent-link'
 
 /**
  * The selected event, from the cache when it is there, else read on its own: a selection from
@@ -39,10 +40,20 @@ export interface EventDetailProps {
    * interrupted by the fork); resolves to what failed, or undefined once the fork is open.
    */
   readonly onFork: (seq: number) => Promise<string | undefined>
+  /** Another session the event leads to (a `task` call's subagent, a subagent's parent). */
+  readonly link?: SessionLink | undefined
+  readonly onOpenSession: (sessionId: string) => void
 }
 
 /** The pretty JSON of one event, with the ways on from it. */
-export function EventDetail({ event, onShowInChat, onOpenRequest, onFork }: EventDetailProps) {
+export function EventDetail({
+  event,
+  onShowInChat,
+  onOpenRequest,
+  onFork,
+  link,
+  onOpenSession,
+}: EventDetailProps) {
   const [forkError, setForkError] = useState<{ seq: number; message: string } | undefined>()
   const [isForking, setForking] = useState(false)
   if (event === undefined) {
@@ -62,6 +73,11 @@ export function EventDetail({ event, onShowInChat, onOpenRequest, onFork }: Even
           turn {event.turn} · step {event.step} · {formatTime(event.at)}
         </span>
         <span className="tl-spacer" />
+        {link !== undefined && (
+          <button type="button" onClick={() => onOpenSession(link.sessionId)}>
+            {link.label}
+          </button>
+        )}
         {event.type === 'request/start' ? (
           <button type="button" onClick={() => onOpenRequest(event.seq)}>
             View request

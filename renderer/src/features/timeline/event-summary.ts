@@ -55,8 +55,15 @@ export function summarizeEvent(e: EventPayload): string {
     }
     case 'session/title':
       return clip(e.data.title)
+    case 'session/spawned': {
+      const { by, mode, depth, description } = e.data
+      const seeded = mode === 'fork' ? ", seeded with the parent's history" : ''
+      return `subagent (depth ${depth}${seeded}) of ${String(by.sessionId)}, call ${by.callId}: ${clip(description, 60)}`
+    }
     case 'session/model':
       return `model switched to ${e.data.model}${e.data.endpointId ? ` on ${e.data.endpointId}` : ''}`
+    case 'session/code-mode':
+      return e.data.on ? 'code mode on' : 'code mode off'
     case 'inbox/queued':
       return `${e.data.requestId}: ${clip(e.data.message, 60)}`
     case 'inbox/claimed':
@@ -94,6 +101,8 @@ export function summarizeEvent(e: EventPayload): string {
       const { callId, pid, sandboxed } = e.data
       return `${callId} started, pid ${pid}${sandboxed ? ', sandboxed' : ', not sandboxed'}`
     }
+    case 'subagent/started':
+      return `${e.data.callId} started subagent ${String(e.data.sessionId)}: ${clip(e.data.description, 60)}`
     case 'compaction/checkpoint': {
       const { fromSeq, toSeq, tokensBefore, tokensAfter } = e.data
       return `replaces ${fromSeq}..${toSeq}, ${tokensBefore} → ${tokensAfter} tokens`

@@ -23,6 +23,22 @@ export function formatTime(at: number): string {
   return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`
 }
 
+/**
+ * The call an event's call was made by (code mode: a `run_code` program's inner call carries
+ * `parent`), or undefined. Such rows are indented under their program's call.
+ */
+export function parentCallOf(event: EventDto): string | undefined {
+  switch (event.type) {
+    case 'tool/call':
+    case 'tool/result':
+    case 'approval/requested':
+    case 'approval/decided':
+      return event.data.parent?.callId
+    default:
+      return undefined
+  }
+}
+
 /** The table's columns, in order: the header and every row are drawn from this one list. */
 interface Column {
   readonly name: string
@@ -38,7 +54,8 @@ const COLUMNS: readonly Column[] = [
   {
     name: 'type',
     className: 'tl-cell-type',
-    extraClass: (event) => ` tl-type-${event.type.split('/')[0] ?? ''}`,
+    extraClass: (event) =>
+      ` tl-type-${event.type.split('/')[0] ?? ''}${parentCallOf(event) === undefined ? '' : ' tl-nested'}`,
     value: (event) => event.type,
   },
   { name: 'turn', className: 'tl-cell-num', value: (event) => event.turn },
@@ -89,10 +106,13 @@ const EventRow = memo(function EventRow({
     )
   }
   const summary = summarizeEvent(event)
+  const parent = parentCallOf(event)
+  const inside = parent === undefined ? '' : ` (inside call ${parent})`
   return (
     <div
-      className={`tl-row${isSelected ? ' tl-row-selected' : ''}`}
-      title={`#${event.seq} ${event.type} at ${formatTime(event.at)}${summary ? `\n${summary}` : ''}`}
+      className={`tl-row${isSelected ? ' tl-row-selected' : ''}${parent === undefined ? '' : ' tl-row-nested'}`}
+      title={`#${event.seq} ${event.type}${inside} at ${formatTime(event.at)}${summary ? `\n${summary}` : ''}`}
+      data-parent={parent}
       role="row"
       aria-rowindex={index + 2}
       aria-selected={isSelected}

@@ -66,7 +66,7 @@ export function GanttChart({
         {layout.bars.length > 0 ? (
           <span className="muted">
             {formatDuration(layout.end - layout.start)} · {layout.lanes.length} step(s) ·{' '}
-            {layout.bars.filter((b) => b.kind === 'tool').length} tool call(s)
+            {callCounts(layout)}
           </span>
         ) : null}
       </div>
@@ -77,6 +77,13 @@ export function GanttChart({
       )}
     </section>
   )
+}
+
+/** "3 tool call(s)", and how many of them a program made: "3 tool call(s), 2 inside programs". */
+function callCounts(layout: GanttLayout): string {
+  const tools = layout.bars.filter((b) => b.kind === 'tool')
+  const inner = tools.filter((b) => b.parentId !== undefined).length
+  return `${tools.length - inner} tool call(s)${inner === 0 ? '' : `, ${inner} inside programs`}`
 }
 
 interface GanttBodyProps {
@@ -157,26 +164,40 @@ export function labelPlace(left: number, width: number): 'inside' | 'after' | 'b
 function Bar({ bar, left, width, top, isSelected, onSelect }: BarProps) {
   const duration = formatDuration(bar.end - bar.start)
   const state = bar.isOpen ? 'running' : bar.ok === false ? 'failed' : 'done'
+  const isInner = bar.parentId !== undefined
+  const isSubagent = bar.subagentId !== undefined
+  const name = bar.kind === 'request' ? 'request' : isSubagent ? `subagent ${bar.label}` : bar.label
+  // An inner bar's label shows only inside it: beside it, it would cover the next inner bar.
+  const place = labelPlace(left, width)
+  const labelClass = isInner && place !== 'inside' ? 'gantt-label-hidden' : `gantt-label-${place}`
+  const nesting = isInner ? ' gantt-inner' : bar.rowSpan > 1 ? ' gantt-outer' : ''
   return (
     <button
       type="button"
-      className={`gantt-item gantt-${bar.kind} gantt-${state}${isSelected ? ' gantt-selected' : ''} gantt-label-${labelPlace(left, width)}`}
-      style={{ left: `${left}%`, width: `${width}%`, top: top + 2, height: ROW_PX - 4 }}
-      title={`${bar.label} · ${duration} · seq ${bar.startSeq}${bar.endSeq === undefined ? '' : `..${bar.endSeq}`}`}
-      aria-label={`${bar.kind === 'request' ? 'request' : bar.label} step ${bar.step}, ${duration}`}
+      className={`gantt-item gantt-${bar.kind}${isSubagent ? ' gantt-subagent' : ''} gantt-${state}${nesting}${isSelected ? ' gantt-selected' : ''} ${labelClass}`}
+      style={{
+        left: `${left}%`,
+        width: `${width}%`,
+        top: top + (isInner ? 1 : 2),
+        height: bar.rowSpan * ROW_PX - (isInner ? 5 : 4),
+      }}
+      title={`${name}${isInner ? ' (inside the program)' : ''} · ${duration} · seq ${bar.startSeq}${bar.endSeq === undefined ? '' : `..${bar.endSeq}`}${isSubagent ? ' · select it to open the subagent' : ''}`}
+      aria-label={`${name}${isInner ? ' inside the program' : ''} step ${bar.step}, ${duration}`}
       data-testid="gantt-bar"
       data-kind={bar.kind}
       data-label={bar.label}
       data-lane={bar.lane}
       data-row={bar.row}
+      data-parent={bar.parentId}
       data-start={bar.start}
       data-end={bar.end}
       data-start-seq={bar.startSeq}
       data-end-seq={bar.endSeq}
+      data-subagent-id={bar.subagentId}
       onClick={() => onSelect(bar.startSeq)}
     >
       <span className="gantt-item-label">
-        {bar.kind === 'request' ? 'request' : bar.label} {duration}
+        {name} {duration}
       </span>
     </button>
   )

@@ -4,6 +4,13 @@
  * `assistant/message`), the rows below hold its tool calls (`tool/call` → `tool/result` by
  * callId), stacked so calls that ran at the same time sit on different rows.
  *
+ * A call another call made (code mode: a `run_code` program's `tools.read(...)`, a `tool/call`
+ * with `parent`) is an inner bar: it takes no row of its own but sits inside its parent's bar,
+ * which is two rows tall (its label above, its inner bars below).
+ *
+ * A `task` call's bar is its subagent's span: labelled with the subagent's description (from its
+ * arguments, then `subagent/started`) and naming the child session once the log does.
+ *
  * Concurrency is decided by seq, not by clock: a call started (its `tool/call` logged) before an
  * earlier call's `tool/result` ran alongside it, even when both took under a millisecond and
  * their `at`s are equal. The clock only places the bars on the axis.
@@ -34,6 +41,12 @@ export interface GanttBar {
   readonly isOpen: boolean
   /** The call's outcome (`tool/result` ok); undefined for requests and open calls. */
   readonly ok?: boolean
+  /** Rows the bar is tall: 2 for a call with inner calls, else 1. */
+  readonly rowSpan: number
+  /** An inner bar's parent (the id of the call that made it); it sits on its parent's second row. */
+  readonly parentId?: string
+  /** A `task` call's child session (`subagent/started`, or its result's metadata), once known. */
+  readonly subagentId?: string
 }
 
 export interface GanttLane {
@@ -63,6 +76,20 @@ interface OpenBar {
   endSeq?: number
   ok?: boolean
   id: string
+  parentId?: string
+  subagentId?: string
+}
+
+/** The tool that starts a subagent, whose bar is the child's span. */
+const TASK_TOOL = 'task'
+
+/** A `task` call's description argument, if it has one. */
+function taskDescription(args: unknown): string | undefined {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined
+  const description = (args as Record<string, unknown>)['description']
+  return typeof description === 'string' && description.trim() !== ''
+    ? description.trim()
+    : undefined
 }
 
 const stepKey = (turn: number, step: number) => `${turn}.${step}`
@@ -99,16 +126,20 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
         break
       }
       case 'tool/call': {
-        const { name } = event.data
+        const { name, args, mcp, parent } = event.data
         const call = callKey(placeOf(event))
+        const isTask = name === TASK_TOOL && mcp === undefined
         const bar: OpenBar = {
           id: `tool:${call}`,
           kind: 'tool',
-          label: name,
+          label: (isTask ? taskDescription(args) : undefined) ?? name,
           turn: event.turn,
           step: event.step,
           start: event.at,
           startSeq: event.seq,
+          ...(parent === undefined
+            ? {}
+            : { parentId: `tool:${callKey({ ...placeOf(event), callId: parent.callId })}` }),
         }
         openCalls.set(call, bar)
         bars.push(bar)
@@ -119,8 +150,20 @@ function pairBars(events: readonly EventDto[]): OpenBar[] {
         const bar = openCalls.get(call)
         if (bar) {
           Object.assign(bar, { end: event.at, endSeq: event.seq, ok: event.data.ok })
+          const subagent = event.data.metadata?.['subagent']
+          if (typeof subagent === 'string') bar.subagentId = subagent
           openCalls.delete(call)
         }
+        break
+      }
+      case 'subagent/started': {
+        const { callId, sessionId, description } = event.data
+        const bar = openCalls.get(callKey({ turn: event.turn, step: event.step, callId }))
+        if (bar)
+          Object.assign(bar, {
+            label: description.trim() || bar.label,
+            subagentId: String(sessionId),
+          })
         break
       }
       default:
@@ -145,6 +188,9 @@ export function layoutGantt(events: readonly EventDto[], now?: number): GanttLay
   /** Per lane, the last end seq of each tool row (Infinity while that row's call is open). */
   const rowEnds = new Map<number, number[]>()
   const bars: GanttBar[] = []
+  const parents = new Set(paired.flatMap((bar) => bar.parentId ?? []))
+  /** Where each call's bar went: an inner bar goes on its parent's second row. */
+  const placed = new Map<string, { lane: number; row: number }>()
   for (const bar of paired) {
     const key = stepKey(bar.turn, bar.step)
     let lane = laneOf.get(key)
@@ -154,14 +200,19 @@ export function layoutGantt(events: readonly EventDto[], now?: number): GanttLay
       rowEnds.set(lane, [])
     }
     let row = 0
-    if (bar.kind === 'tool') {
+    const rowSpan = parents.has(bar.id) ? 2 : 1
+    const parent = bar.parentId === undefined ? undefined : placed.get(bar.parentId)
+    if (parent !== undefined) {
+      lane = parent.lane
+      row = parent.row + 1
+    } else if (bar.kind === 'tool') {
       const ends = rowEnds.get(lane) ?? []
-      let free = ends.findIndex((endSeq) => endSeq < bar.startSeq)
-      if (free === -1) free = ends.length
-      ends[free] = bar.endSeq ?? Number.POSITIVE_INFINITY
+      const free = freeRows(ends, bar.startSeq, rowSpan)
+      for (let i = 0; i < rowSpan; i++) ends[free + i] = bar.endSeq ?? Number.POSITIVE_INFINITY
       rowEnds.set(lane, ends)
       row = free + 1
     }
+    placed.set(bar.id, { lane, row })
     const end = bar.end ?? axisEnd
     bars.push({
       id: bar.id,
@@ -177,6 +228,9 @@ export function layoutGantt(events: readonly EventDto[], now?: number): GanttLay
       ...(bar.endSeq === undefined ? {} : { endSeq: bar.endSeq }),
       isOpen: bar.endSeq === undefined,
       ...(bar.ok === undefined ? {} : { ok: bar.ok }),
+      rowSpan,
+      ...(parent === undefined || bar.parentId === undefined ? {} : { parentId: bar.parentId }),
+      ...(bar.subagentId === undefined ? {} : { subagentId: bar.subagentId }),
     })
   }
   const lanes: GanttLane[] = [...laneOf.entries()].map(([key, lane]) => {
@@ -186,6 +240,18 @@ export function layoutGantt(events: readonly EventDto[], now?: number): GanttLay
   const start = bars.reduce((min, bar) => Math.min(min, bar.start), Number.POSITIVE_INFINITY)
   const end = bars.reduce((max, bar) => Math.max(max, bar.end), 0)
   return { bars, lanes, start, end: end > start ? end : start + 1 }
+}
+
+/** The first of `count` adjacent tool rows whose last call ended before `startSeq`. */
+function freeRows(ends: readonly number[], startSeq: number, count: number): number {
+  for (let first = 0; ; first++) {
+    let isFree = true
+    for (let i = first; i < first + count; i++) {
+      const endSeq = ends[i]
+      if (endSeq !== undefined && endSeq >= startSeq) isFree = false
+    }
+    if (isFree) return first
+  }
 }
 
 /** Whether two bars ran at the same time by the log's order (see the module comment). */

@@ -12,6 +12,7 @@ import type { RowModel } from './event-table'
 import { GanttChart } from './gantt-chart'
 import type { CheckpointRange } from './request-diff'
 import { RequestInspector } from './request-view'
+import { sessionLinkOf } from './subagent-link'
 import { useEventRows } from './use-event-rows'
 import './timeline.css'
 
@@ -98,6 +99,10 @@ export function TimelinePanel({
     [feed.events],
   )
   const checkpoints = useMemo(() => checkpointRanges(feed.events), [feed.events])
+  const link = useMemo(
+    () => (selected === undefined ? undefined : sessionLinkOf(selected, feed.events)),
+    [selected, feed.events],
+  )
 
   const openRequest = (seq: number) => {
     setRequestSeq(seq)
@@ -108,6 +113,8 @@ export function TimelinePanel({
       event={selected}
       onShowInChat={(event) => onSelectSeq(chatSeqFor(event, feed.events))}
       onOpenRequest={openRequest}
+      link={link}
+      onOpenSession={onOpenSession}
       onFork={async (seq) => {
         const result = await api.call('session/fork', {
           sessionId: feed.session.id,
