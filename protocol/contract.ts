@@ -178,6 +178,34 @@ export const ApprovalRequest = z.object({
 })
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>
 
+/**
+ * What `workspace/restore` and `workspace/undoRestore` did. `restored`: the event logged (`seq`)
+ * and the files written, removed and skipped (each with why), and those changed outside Bridle
+ * that `force` overwrote. `drifted`: files (project-relative) changed outside Bridle since the
+ * session last saw them; nothing was touched or logged, and `force` goes ahead. `planned` (a
+ * `dryRun`): what a restore would write, remove and skip, and which files have drifted; nothing
+ * was touched or logged.
+ */
+export const RestoreOutcome = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('restored'),
+    seq: Seq,
+    written: z.array(z.string()),
+    removed: z.array(z.string()),
+    skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
+    drifted: z.array(z.string()),
+  }),
+  z.object({ status: z.literal('drifted'), drifted: z.array(z.string()).min(1) }),
+  z.object({
+    status: z.literal('planned'),
+    written: z.array(z.string()),
+    removed: z.array(z.string()),
+    skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
+    drifted: z.array(z.string()),
+  }),
+])
+export type RestoreOutcome = z.infer<typeof RestoreOutcome>
+
 export const CompactionOutcome = z.discriminatedUnion('status', [
   z.object({
     status: z.literal('compacted'),
@@ -532,6 +560,28 @@ export const methods = {
     result: z.object({ accepted: z.boolean() }),
   },
 
+  'workspace/restore': {
+    description:
+      "Puts the project's files back to how they were right after event `toSeq` of the session's history (only files its turns changed; .git never). Stops with `drifted` when files changed outside Bridle, unless `force`; `dryRun` only says what it would do. CONFLICT while a turn or compaction runs; NOT_FOUND for a seq the session does not have.",
+    params: z
+      .object({
+        sessionId: Id,
+        toSeq: Seq,
+        force: z.boolean().optional(),
+        /** Only say what would be done (`planned`). */
+        dryRun: z.boolean().optional(),
+      })
+      .strict(),
+    result: RestoreOutcome,
+  },
+  'workspace/undoRestore': {
+    description:
+      "Puts the files back to how they were before the session's last restore (the last one only, and only while no turn ran since: CONFLICT). Stops with `drifted` like `workspace/restore`; NOT_FOUND when there is no restore to undo.",
+    params: z
+      .object({ sessionId: Id, force: z.boolean().optional(), dryRun: z.boolean().optional() })
+      .strict(),
+    result: RestoreOutcome,
+  },
   'compaction/run': {
     description: 'Summarises the early history now (a checkpoint), optionally with a focus.',
     params: z.object({ sessionId: Id, focus: z.string().max(2000).optional() }).strict(),
@@ -796,6 +846,8 @@ export const FORWARDED_EVENT_TYPES = [
   'compaction/pruned',
   'compaction/undone',
   'workspace/diff',
+  'workspace/restored',
+  'workspace/restore-undone',
   'deliverable/present',
   'recovery/repaired',
   'error',

@@ -438,6 +438,60 @@ export const eventData = {
         afterHash: z.string().optional(),
       }),
     ),
+    /**
+     * The points inside the turn: for each call that changed some of `files` (in the order the
+     * calls ended, named by step and call id), those files' content right after it: `hash` (a
+     * snapshot), `isAbsent` (no file), or neither (not kept: too large, or the call changed too
+     * many files). Absent in logs written before it.
+     */
+    calls: z
+      .array(
+        z.object({
+          step: z.number().int().positive(),
+          callId: CallId,
+          files: z.array(
+            z.object({
+              path: z.string(),
+              hash: z.string().optional(),
+              isAbsent: z.literal(true).optional(),
+            }),
+          ),
+        }),
+      )
+      .optional(),
+  }),
+  /**
+   * The project's files were put back to how they were right after event `toSeq` of this
+   * session's history (its ancestors' before a fork point included), outside any turn. Logged
+   * before the files are touched (intent before effect). Only files some turn of the session's
+   * history changed are ever written or removed; `.git/` and paths outside the project never.
+   * `written`: files given the content of snapshot `hash`; `removed`: files deleted (they did
+   * not exist at that point); `skipped`: files left as they are, each with why (no copy of that
+   * content was kept, the path is refused). `drifted`: files changed outside Bridle since the
+   * session last saw them, overwritten because the user forced it. `guard`: each written or
+   * removed path as it was just before (`hash` absent: no file), for `workspace/restore-undone`.
+   */
+  'workspace/restored': z.object({
+    toSeq: z.number().int().nonnegative(),
+    written: z.array(z.object({ path: z.string().min(1), hash: z.string() })),
+    removed: z.array(z.string().min(1)),
+    skipped: z.array(z.object({ path: z.string().min(1), reason: z.string() })),
+    drifted: z.array(z.string().min(1)),
+    guard: z.array(z.object({ path: z.string().min(1), hash: z.string().optional() })),
+  }),
+  /**
+   * The restore logged at `restoredSeq` was undone: its guard's files were put back (`written`
+   * with their snapshot `hash`, `removed` where there was no file), outside any turn; logged
+   * before the files are touched. `cause`: `user` asked for it, or `failed` (the restore could
+   * not finish writing and put back what it had changed).
+   */
+  'workspace/restore-undone': z.object({
+    restoredSeq: z.number().int().nonnegative(),
+    written: z.array(z.object({ path: z.string().min(1), hash: z.string() })),
+    removed: z.array(z.string().min(1)),
+    skipped: z.array(z.object({ path: z.string().min(1), reason: z.string() })),
+    drifted: z.array(z.string().min(1)),
+    cause: z.enum(['user', 'failed']),
   }),
   'deliverable/present': z.object({
     paths: z.array(z.string()).min(1),

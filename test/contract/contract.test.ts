@@ -235,6 +235,21 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
     },
   },
   'compaction/undo': { params: { sessionId: 's1', checkpointSeq: 40 }, result: { undoneSeq: 41 } },
+  'workspace/restore': {
+    params: { sessionId: 's1', toSeq: 12 },
+    result: {
+      status: 'restored',
+      seq: 30,
+      written: ['a.txt'],
+      removed: ['new.txt'],
+      skipped: [{ path: 'huge.bin', reason: 'no copy of its content was kept' }],
+      drifted: [],
+    },
+  },
+  'workspace/undoRestore': {
+    params: { sessionId: 's1', force: true },
+    result: { status: 'drifted', drifted: ['a.txt'] },
+  },
   'settings/get': { params: {}, result: settingsView },
   'settings/update': {
     params: { config: { approval: 'auto-edit' } },

@@ -8,6 +8,7 @@ import { info } from './info.js'
 import { inspect } from './inspect.js'
 import { mcp } from './mcp.js'
 import { probe } from './probe.js'
+import { restore } from './restore.js'
 import { run } from './run.js'
 import { search } from './search.js'
 import { serve } from './serve.js'
@@ -24,6 +25,7 @@ export const COMMANDS: readonly CliCommand[] = [
   probe,
   show,
   fork,
+  restore,
   info,
   serve,
   exportCommand,

@@ -32,6 +32,9 @@ export const OPTIONS = {
   approval: { type: 'string' },
   at: { type: 'string' },
   focus: { type: 'string' },
+  force: { type: 'boolean' },
+  undo: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
   'context-window': { type: 'string' },
   'context-tokens': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig

@@ -126,6 +126,8 @@ export type RuntimeMethods =
   | 'compaction/run'
   | 'compaction/undo'
   | 'session/setCodeMode'
+  | 'workspace/restore'
+  | 'workspace/undoRestore'
 export type SessionMethods =
   | 'project/open'
   | 'project/recent'

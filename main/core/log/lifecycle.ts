@@ -161,6 +161,12 @@ export class Lifecycle {
       case 'workspace/diff':
         if (!s.isTurnOpen) throw enclosure(`${type} must be inside a turn`)
         break
+      case 'workspace/restored':
+      case 'workspace/restore-undone':
+        // Files are put back only while no turn runs: a turn's diff would mix in the restore.
+        if (s.isTurnOpen)
+          throw enclosure(`${type} must be outside a turn, and turn ${s.lastTurn} is open`)
+        break
       case 'assistant/chunk':
         if (!s.isRequestStarted)
           throw enclosure('assistant/chunk before request/start in this step')

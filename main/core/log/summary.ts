@@ -94,6 +94,10 @@ export function summarizeEvent(event: LogEvent): string {
       return `undoes checkpoint ${event.data.checkpointSeq}`
     case 'workspace/diff':
       return `${event.data.files.length} file(s) changed`
+    case 'workspace/restored':
+      return `files put back to seq ${event.data.toSeq}: ${event.data.written.length} written, ${event.data.removed.length} removed${event.data.skipped.length > 0 ? `, ${event.data.skipped.length} skipped` : ''}${event.data.drifted.length > 0 ? `, ${event.data.drifted.length} changed outside Bridle overwritten` : ''}`
+    case 'workspace/restore-undone':
+      return `undoes the restore at seq ${event.data.restoredSeq}${event.data.cause === 'failed' ? ' (it failed)' : ''}: ${event.data.written.length} written, ${event.data.removed.length} removed${event.data.skipped.length > 0 ? `, ${event.data.skipped.length} skipped` : ''}`
     case 'deliverable/present':
       return event.data.paths.join(', ')
     case 'recovery/repaired':

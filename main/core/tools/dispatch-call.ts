@@ -105,6 +105,7 @@ export async function dispatchCall(
     return { result: failedCall(call.callId, tool, call.stage, error, isAborted(call.signal)) }
   } finally {
     if (call.isCommandBegun) opts.workspace?.endCommand()
+    if (call.stage === 'running') opts.workspace?.afterCall?.(call.session.step, call.callId)
   }
   return settledResult(call, output, startedAt)
 }

@@ -68,6 +68,8 @@ export interface WorkspaceHooks {
   beforeWrite(absolutePath: string): void
   beginCommand(): void
   endCommand(): void
+  /** A call ended (step `step` of the turn): the workspace notes what the files are now. */
+  afterCall?(step: number, callId: string): void
 }
 
 export interface PipelineOptions {

@@ -4,6 +4,9 @@ import { join } from 'node:path'
 
 const HASH = /^[0-9a-f]{64}$/
 
+/** The snapshot store's folder under the data folder. */
+export const SNAPSHOTS_DIR = 'snapshots'
+
 export class SnapshotError extends Error {
   constructor(
     readonly code: 'SNAPSHOT_BAD_HASH' | 'SNAPSHOT_MISSING',

@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync } from 'node:fs'
+import { readFileSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import type { EventData } from '../../../protocol/events.js'
 import { countLineChanges, countLines, isBinary } from './line-diff.js'
@@ -9,8 +9,11 @@ import type { TreeStat } from './tree-stat.js'
 
 export type WorkspaceDiffFile = EventData<'workspace/diff'>['files'][number]
 
-/** A file's content at the turn's end is kept (for its diff) only up to this size. */
-export const DEFAULT_AFTER_SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024
+/**
+ * A file's content at the turn's end is kept (for its diff, and for restore) only up to this
+ * size; restore refuses larger files (restore.ts).
+ */
+export const DEFAULT_AFTER_SNAPSHOT_MAX_BYTES = 64 * 1024 * 1024
 
 /** Command content snapshots: files up to this size are read before a command runs... */
 export const DEFAULT_COMMAND_SNAPSHOT_MAX_FILE_BYTES = 256 * 1024
@@ -18,6 +21,14 @@ export const DEFAULT_COMMAND_SNAPSHOT_MAX_FILE_BYTES = 256 * 1024
 export const DEFAULT_COMMAND_SNAPSHOT_MAX_FILES = 2_000
 /** ...holding at most this many bytes together; otherwise none are read. */
 export const DEFAULT_COMMAND_SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024
+
+/** The files one call may record its content after: more are recorded as not kept. */
+export const DEFAULT_CALL_SNAPSHOT_MAX_FILES = 1_000
+/** The bytes one call may read to record its files; past this, the rest are not kept. */
+export const DEFAULT_CALL_SNAPSHOT_MAX_BYTES = 128 * 1024 * 1024
+
+/** What the files a call changed held right after it (`workspace/diff`'s `calls`). */
+export type CallFiles = NonNullable<EventData<'workspace/diff'>['calls']>[number]
 
 /** What a path was before the turn first touched it. `unknown`: a command changed it unseen. */
 export type PriorState = { kind: 'file'; hash: string } | { kind: 'absent' } | { kind: 'unknown' }
@@ -67,6 +78,9 @@ export class TurnChanges {
   private readonly priors = new Map<string, PriorState>()
   private command: OpenCommand | undefined
   private isTreeTruncated = false
+  /** Paths written or changed by a command since the last call ended. */
+  private readonly touched = new Set<string>()
+  private readonly calls: CallFiles[] = []
 
   constructor(private readonly options: TurnChangesOptions) {
     this.root = realpathSync(options.projectDir)
@@ -81,6 +95,7 @@ export class TurnChanges {
    */
   beforeWrite(absPath: string): void {
     const rel = this.relativePath(absPath)
+    this.touched.add(rel)
     if (this.priors.has(rel)) return
     const content = readIfFile(join(this.root, rel))
     this.priors.set(
@@ -112,6 +127,7 @@ export class TurnChanges {
     this.isTreeTruncated ||= after.isTruncated
     const changes = compareTrees(this.root, command.tree, after, command.startedAtMs)
     for (const [rel, kind] of changes) {
+      this.touched.add(rel)
       if (this.priors.has(rel)) continue
       if (kind === 'created') {
         this.priors.set(rel, { kind: 'absent' })
@@ -125,6 +141,50 @@ export class TurnChanges {
           : { kind: 'file', hash: this.snapshots.put(prior) },
       )
     }
+  }
+
+  /**
+   * A call ended: records what each file it wrote (or its command changed) holds now, each kept
+   * in the snapshot store up to the after-snapshot size and the per-call budget
+   * (DEFAULT_CALL_SNAPSHOT_*); nothing when it touched no file.
+   */
+  endCall(step: number, callId: string): void {
+    if (this.touched.size === 0) return
+    const paths = [...this.touched].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    this.touched.clear()
+    const maxFile = this.options.afterSnapshotMaxBytes ?? DEFAULT_AFTER_SNAPSHOT_MAX_BYTES
+    let budget = DEFAULT_CALL_SNAPSHOT_MAX_BYTES
+    const files = paths.map((path, index): CallFiles['files'][number] => {
+      let content: Buffer | undefined
+      try {
+        const size = statSync(join(this.root, path)).size
+        if (index >= DEFAULT_CALL_SNAPSHOT_MAX_FILES || size > maxFile || size > budget)
+          return { path }
+        content = readIfFile(join(this.root, path))
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        // Not there: no file. Unreadable: not kept (restore skips it at this point).
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') return { path }
+      }
+      if (content === undefined) return { path, isAbsent: true }
+      budget -= content.length
+      try {
+        return { path, hash: this.snapshots.put(content) }
+      } catch {
+        // The data folder is full or unwritable: the call stands; its file counts as not kept.
+        return { path }
+      }
+    })
+    this.calls.push({ step, callId, files })
+  }
+
+  /** The calls' records (`endCall`) of the files in `files`: the turn's points inside it. */
+  callsFor(files: readonly WorkspaceDiffFile[]): CallFiles[] {
+    const listed = new Set(files.map((file) => file.path))
+    return this.calls.flatMap((call) => {
+      const kept = call.files.filter((file) => listed.has(file.path))
+      return kept.length === 0 ? [] : [{ ...call, files: kept }]
+    })
   }
 
   /** The prior state recorded for a project-relative path, if the turn touched it. */

@@ -28,7 +28,9 @@ export class TurnWorkspace {
       const changes = this.changes
       this.changes = undefined
       const files = changes?.finish() ?? []
-      if (files.length > 0) session.append('workspace/diff', { files })
+      const calls = changes?.callsFor(files) ?? []
+      if (files.length > 0)
+        session.append('workspace/diff', { files, ...(calls.length > 0 ? { calls } : {}) })
     },
   }
 
@@ -42,5 +44,9 @@ export class TurnWorkspace {
 
   endCommand(): void {
     this.changes?.endCommand()
+  }
+
+  afterCall(step: number, callId: string): void {
+    this.changes?.endCall(step, callId)
   }
 }

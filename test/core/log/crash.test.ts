@@ -199,6 +199,8 @@ function expectedRepair(events: readonly LogEvent[]): Expected[] {
       case 'session/spawned':
       case 'session/imported':
       case 'workspace/diff':
+      case 'workspace/restored':
+      case 'workspace/restore-undone':
       case 'deliverable/present':
       case 'recovery/repaired':
       case 'error':

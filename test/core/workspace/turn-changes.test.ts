@@ -289,3 +289,46 @@ describe('diffText', () => {
     expect(changes.diffText('untouched.txt')).toBeUndefined()
   })
 })
+
+describe('the per-call records of workspace/diff', () => {
+  it('keep what each call left in the files it wrote or its command changed', () => {
+    writeFileSync(at('a.txt'), 'zero\n')
+    writeFileSync(at('b.txt'), 'old')
+    const changes = new TurnChanges({ projectDir: project, snapshots, afterSnapshotMaxBytes: 16 })
+    write(changes, 'a.txt', 'one\n')
+    changes.endCall(1, 'c1')
+    // A call that touched nothing records nothing.
+    changes.endCall(1, 'c2')
+    run(changes, 'printf two > a.txt; printf new > b.txt; printf "%020d" 0 > big.txt')
+    changes.endCall(2, 'c1')
+    run(changes, 'rm b.txt; printf back > put-back.txt; rm put-back.txt')
+    changes.endCall(2, 'c3')
+    const files = changes.finish()
+    const text = (hash: string | undefined) =>
+      hash === undefined ? undefined : snapshots.get(hash).toString()
+    const calls = changes.callsFor(files).map(({ step, callId, files: each }) => ({
+      step,
+      callId,
+      files: each.map(({ path, hash, isAbsent }) => ({ path, text: text(hash), isAbsent })),
+    }))
+    expect(calls).toEqual([
+      { step: 1, callId: 'c1', files: [{ path: 'a.txt', text: 'one\n', isAbsent: undefined }] },
+      {
+        step: 2,
+        callId: 'c1',
+        files: [
+          { path: 'a.txt', text: 'two', isAbsent: undefined },
+          { path: 'b.txt', text: 'new', isAbsent: undefined },
+          // Over the size kept: listed, with no content (restore skips it at this point).
+          { path: 'big.txt', text: undefined, isAbsent: undefined },
+        ],
+      },
+      // put-back.txt is not among the turn's files (created and removed): not listed.
+      { step: 2, callId: 'c3', files: [{ path: 'b.txt', text: undefined, isAbsent: true }] },
+    ])
+    expect(eventData['workspace/diff'].parse({ files, calls: changes.callsFor(files) })).toEqual({
+      files,
+      calls: changes.callsFor(files),
+    })
+  })
+})

@@ -44,7 +44,7 @@ import type { ToolEvents } from '../../tools/pipeline.js'
 import { ToolRegistry } from '../../tools/registry.js'
 import { LEAN_LEFT_OUT, LEAN_PROMPT_MAX_WINDOW } from '../../tools/model-schema.js'
 import { OutputSpill, outputCapForWindow } from '../../tools/spill.js'
-import { SnapshotStore } from '../../workspace/snapshot.js'
+import { SnapshotStore, SNAPSHOTS_DIR } from '../../workspace/snapshot.js'
 import { TurnWorkspace } from '../../workspace/turn-workspace.js'
 import type { Config } from '../settings/config.js'
 import type { Store } from '../../store/index.js'
@@ -276,7 +276,7 @@ async function toolSide(
   // The turn's changes to the project are logged as workspace/diff at turn end.
   const workspace = new TurnWorkspace(
     projectDir,
-    new SnapshotStore(join(opts.dataDir, 'snapshots')),
+    new SnapshotStore(join(opts.dataDir, SNAPSHOTS_DIR)),
   )
   const tools = createToolPipeline({
     registry,

@@ -3,7 +3,11 @@
  * a `turn/send` returns at once), approvals over the bridge, and compaction on demand. Every
  * session it touches stays open for writing here until the Host closes: one writer per session.
  */
-import type { CompactionOutcome, ModelProfileView } from '../../../../protocol/contract.js'
+import type {
+  CompactionOutcome,
+  ModelProfileView,
+  RestoreOutcome,
+} from '../../../../protocol/contract.js'
 import { uncompactSession } from '../../compaction/compactor.js'
 import type { CompactResult } from '../../compaction/compactor.js'
 import { LogError } from '../../log/index.js'
@@ -21,6 +25,7 @@ import type { Attachment, AttachmentInput } from '../../../../protocol/attachmen
 import { HostError } from '../host.js'
 import type { McpService } from '../mcp-service.js'
 import { OpenSessions, safeNotifier } from './open-sessions.js'
+import { restoreOnBridge } from './restore.js'
 import type { Notify } from './open-sessions.js'
 import type {
   HandlerGroup,
@@ -53,6 +58,8 @@ interface Live {
   run?: Promise<void>
   /** A compaction asked for with `compaction/run`, while it runs. */
   compaction?: { readonly controller: AbortController; readonly done: Promise<unknown> }
+  /** A restore of the project's files (`workspace/restore`, `/undoRestore`), while it runs. */
+  restoring?: Promise<unknown>
   /** Sends waiting for the agent (resolving the model can take seconds), and cancels so far. */
   starting: number
   cancels: number
@@ -111,6 +118,8 @@ export function createRuntime(
       'session/setCodeMode': (params) => runtime.setCodeMode(params.sessionId, params.on),
       'compaction/run': (params) => runtime.compact(params.sessionId, params.focus),
       'compaction/undo': (params) => runtime.uncompact(params.sessionId, params.checkpointSeq),
+      'workspace/restore': ({ sessionId, ...params }) => runtime.restore(sessionId, params),
+      'workspace/undoRestore': ({ sessionId, ...params }) => runtime.restore(sessionId, params),
     },
   }
 }
@@ -344,6 +353,31 @@ class Runtime {
   }
 
   /**
+   * Restores the project's files to a point of the session (or undoes the last restore: no
+   * `toSeq`) while the session is idle; input sent meanwhile waits, and its turn starts after.
+   */
+  async restore(
+    sessionId: string,
+    params: { readonly toSeq?: number; readonly force?: boolean; readonly dryRun?: boolean },
+  ): Promise<RestoreOutcome> {
+    this.checkOpen()
+    const live = this.sessions.get(sessionId).extra
+    this.checkIdle(live, 'restoring files')
+    const done = restoreOnBridge(
+      { store: this.ctx.store, home: this.ctx.home },
+      live.session,
+      params,
+    )
+    live.restoring = done
+    try {
+      return await done
+    } finally {
+      live.restoring = undefined
+      this.startRun(live)
+    }
+  }
+
+  /**
    * Interrupts every turn (its running commands end with their process groups; the turn closes
    * as `interrupted`) and cancels every compaction, waits for them (and agents still being built)
    * to settle, then closes every session. New calls are refused from the start.
@@ -504,7 +538,7 @@ class Runtime {
    */
   private startRun(live: Live): boolean {
     const agent = live.built?.setup.agent
-    if (!agent || live.run || live.compaction || this.isClosing) return false
+    if (!agent || live.run || live.compaction || live.restoring || this.isClosing) return false
     if (!live.session.queuedInput().some((input) => input.wake)) return false
     live.run = agent.runUntilIdle().then(
       (outcomes) => this.runEnded(live, outcomes.at(-1)?.reason),
@@ -580,6 +614,11 @@ class Runtime {
       throw new HostError(
         'CONFLICT',
         `a compaction is running in this session; wait for it before ${doing}`,
+      )
+    if (live.restoring)
+      throw new HostError(
+        'CONFLICT',
+        `files are being restored in this session; wait for it before ${doing}`,
       )
   }
 }

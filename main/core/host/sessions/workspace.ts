@@ -7,8 +7,7 @@ import type { SnapshotStore } from '../../workspace/snapshot.js'
 import { formatUnifiedDiff } from '../../workspace/unified-diff.js'
 import { HostError } from '../host.js'
 
-/** Where SnapshotStore keeps blobs under the data folder (see runtime/agent-setup.ts). */
-export const SNAPSHOTS_DIR = 'snapshots'
+export { SNAPSHOTS_DIR } from '../../workspace/snapshot.js'
 /** Files larger than this get no patch (the counts still show). */
 export const MAX_PATCH_BYTES = 1024 * 1024
 

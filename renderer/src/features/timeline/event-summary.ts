@@ -113,6 +113,10 @@ export function summarizeEvent(e: EventPayload): string {
       return `undoes checkpoint ${e.data.checkpointSeq}`
     case 'workspace/diff':
       return `${e.data.files.length} file(s) changed`
+    case 'workspace/restored':
+      return `files put back to seq ${e.data.toSeq}: ${e.data.written.length} written, ${e.data.removed.length} removed`
+    case 'workspace/restore-undone':
+      return `undoes the restore at seq ${e.data.restoredSeq}`
     case 'deliverable/present':
       return e.data.paths.join(', ')
     case 'recovery/repaired':

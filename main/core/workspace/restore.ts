@@ -1,0 +1,438 @@
+import { randomBytes } from 'node:crypto'
+import {
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import type { EventData, LogEvent } from '../../../protocol/events.js'
+import { rowToEvent } from '../log/rows.js'
+import type { Session } from '../log/session.js'
+import type { Store } from '../store/index.js'
+import { FileHistory } from './file-history.js'
+import type { FileState } from './file-history.js'
+import { resolveInsideProject } from './paths.js'
+import { hashContent } from './snapshot.js'
+import { DEFAULT_AFTER_SNAPSHOT_MAX_BYTES } from './turn-changes.js'
+import type { SnapshotStore } from './snapshot.js'
+
+/**
+ * The largest file a restore overwrites or removes (it keeps a copy first): the size up to which
+ * a turn's end keeps copies. A larger file is skipped, with its reason.
+ */
+export const MAX_RESTORE_FILE_BYTES = DEFAULT_AFTER_SNAPSHOT_MAX_BYTES
+
+export type RestoreErrorCode =
+  'TURN_RUNNING' | 'BAD_SEQ' | 'NOTHING_TO_UNDO' | 'TURN_AFTER_RESTORE' | 'RESTORE_WRITE_FAILED'
+
+/** A restore that cannot start (or could not finish); the message says why in plain words. */
+export class RestoreError extends Error {
+  constructor(
+    readonly code: RestoreErrorCode,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'RestoreError'
+  }
+}
+
+export interface RestoreOptions {
+  /** The data folder's database: the drift check reads the other sessions of the project. */
+  readonly store: Store
+  readonly snapshots: SnapshotStore
+  /** The session's project folder. */
+  readonly projectDir: string
+  /** Go ahead although files changed outside Bridle (they are listed in the event). */
+  readonly force?: boolean
+  /** Only say what would be done (drifted files included): nothing is touched or logged. */
+  readonly dryRun?: boolean
+}
+
+export interface Skipped {
+  readonly path: string
+  readonly reason: string
+}
+
+export type RestoreOutcome =
+  | {
+      readonly ok: true
+      /** The seq of the `workspace/restored` or `workspace/restore-undone` logged; none for a dry run. */
+      readonly seq: number | undefined
+      readonly written: readonly string[]
+      readonly removed: readonly string[]
+      readonly skipped: readonly Skipped[]
+      /** Changed outside Bridle and overwritten anyway (`force`). */
+      readonly drifted: readonly string[]
+    }
+  | {
+      readonly ok: false
+      /** Changed outside Bridle since the session last saw them: nothing was touched. */
+      readonly drifted: readonly string[]
+    }
+
+/** One file the restore (or undo) changes. */
+interface Change {
+  readonly path: string
+  readonly abs: string
+  readonly to: { readonly kind: 'file'; readonly hash: string } | { readonly kind: 'absent' }
+  /** What is there now: guarded by hash, or no file. */
+  readonly now: Current
+}
+
+type Current =
+  | {
+      readonly kind: 'file'
+      readonly hash: string
+      readonly content: Buffer
+      readonly mode: number
+    }
+  | { readonly kind: 'absent' }
+
+/**
+ * Puts the project's files back to how they were right after event `toSeq` of the session's
+ * history (docs/ARCHITECTURE.md 3.11). `session` must be open for writing, with no turn running.
+ *
+ * Only files some turn of the history changed are considered; `.git/` and paths that resolve
+ * outside the project are skipped. First the drift check: a file the restore would change whose
+ * content is neither what the session last saw nor what the latest turn or restore of any session
+ * of the project left there was changed outside Bridle; then nothing is touched and the outcome
+ * lists them (unless `force`). Otherwise every file to change is copied to the snapshot store
+ * (the guard), `workspace/restored` is logged and flushed, and the files are written or removed.
+ */
+export async function restoreFiles(
+  session: Session,
+  toSeq: number,
+  opts: RestoreOptions,
+): Promise<RestoreOutcome> {
+  refuseWhileRunning(session)
+  if (!Number.isSafeInteger(toSeq) || toSeq < 0 || toSeq >= session.length) {
+    throw new RestoreError(
+      'BAD_SEQ',
+      `seq ${toSeq} is not an event of session ${session.id} (its events are 0 to ${session.length - 1})`,
+    )
+  }
+  const root = realpathSync(opts.projectDir)
+  const history = FileHistory.of(session.slice(), (childId) => ownEvents(opts.store, childId))
+  const skipped: Skipped[] = []
+  const wanted: { path: string; abs: string; to: Change['to']; lastSeen: FileState }[] = []
+  for (const path of history.paths()) {
+    const abs = allowedPath(root, path, skipped)
+    if (abs === undefined) continue
+    const to = history.stateAt(path, toSeq)
+    if (to.kind === 'unknown') {
+      skipped.push({ path, reason: to.reason })
+      continue
+    }
+    if (to.kind === 'file' && !opts.snapshots.has(to.hash)) {
+      skipped.push({ path, reason: `its copy ${to.hash} is missing from the data folder` })
+      continue
+    }
+    wanted.push({ path, abs, to, lastSeen: history.latest(path) })
+  }
+  const projectLatest = latestInProject(opts.store, opts.projectDir)
+  return apply(session, opts, skipped, wanted, projectLatest, (changes, drifted) => ({
+    type: 'workspace/restored',
+    data: {
+      toSeq,
+      written: writtenOf(changes),
+      removed: removedOf(changes),
+      skipped,
+      drifted,
+      guard: changes.map((change) =>
+        change.now.kind === 'file'
+          ? { path: change.path, hash: change.now.hash }
+          : { path: change.path },
+      ),
+    },
+  }))
+}
+
+/**
+ * Undoes the session's last restore: puts back what its guard kept, after the same drift check
+ * (against what the restore wrote). Refused when the last restore was undone already, or when a
+ * turn ran after it (undoing would throw that turn's changes away too).
+ */
+export async function undoRestore(session: Session, opts: RestoreOptions): Promise<RestoreOutcome> {
+  refuseWhileRunning(session)
+  const events = session.slice()
+  const restored = events.findLast((event) => event.type === 'workspace/restored')
+  if (restored?.type !== 'workspace/restored') {
+    throw new RestoreError('NOTHING_TO_UNDO', `session ${session.id} has no restore to undo`)
+  }
+  const later = events.slice(restored.seq + 1)
+  if (later.some((event) => event.type === 'workspace/restore-undone')) {
+    throw new RestoreError(
+      'NOTHING_TO_UNDO',
+      `the last restore of session ${session.id} (seq ${restored.seq}) was already undone; only the last restore can be undone`,
+    )
+  }
+  const turn = later.find((event) => event.type === 'turn/start')
+  if (turn) {
+    throw new RestoreError(
+      'TURN_AFTER_RESTORE',
+      `turn ${turn.turn} ran after the restore at seq ${restored.seq}, so undoing it would also throw away that turn's changes; restore to a point instead (bridle restore ${session.id} SEQ)`,
+    )
+  }
+  const root = realpathSync(opts.projectDir)
+  const skipped: Skipped[] = []
+  const written = new Map(restored.data.written.map(({ path, hash }) => [path, hash]))
+  const wanted: { path: string; abs: string; to: Change['to']; lastSeen: FileState }[] = []
+  for (const { path, hash } of restored.data.guard) {
+    const abs = allowedPath(root, path, skipped)
+    if (abs === undefined) continue
+    if (hash !== undefined && !opts.snapshots.has(hash)) {
+      skipped.push({ path, reason: `its copy ${hash} is missing from the data folder` })
+      continue
+    }
+    const restoredHash = written.get(path)
+    wanted.push({
+      path,
+      abs,
+      to: hash === undefined ? { kind: 'absent' } : { kind: 'file', hash },
+      lastSeen:
+        restoredHash === undefined ? { kind: 'absent' } : { kind: 'file', hash: restoredHash },
+    })
+  }
+  return apply(session, opts, skipped, wanted, new Map(), (changes, drifted) => ({
+    type: 'workspace/restore-undone',
+    data: {
+      restoredSeq: restored.seq,
+      written: writtenOf(changes),
+      removed: removedOf(changes),
+      skipped,
+      drifted,
+      cause: 'user',
+    },
+  }))
+}
+
+type Planned =
+  | { type: 'workspace/restored'; data: EventData<'workspace/restored'> }
+  | { type: 'workspace/restore-undone'; data: EventData<'workspace/restore-undone'> }
+
+/** Drift check, guard, the event (durable first), then the files. */
+async function apply(
+  session: Session,
+  opts: RestoreOptions,
+  skipped: Skipped[],
+  wanted: readonly { path: string; abs: string; to: Change['to']; lastSeen: FileState }[],
+  projectLatest: ReadonlyMap<string, FileState>,
+  eventOf: (changes: readonly Change[], drifted: string[]) => Planned,
+): Promise<RestoreOutcome> {
+  const changes: Change[] = []
+  const drifted: string[] = []
+  for (const { path, abs, to, lastSeen } of wanted) {
+    const now = readCurrent(abs)
+    if (now === 'folder') {
+      skipped.push({ path, reason: 'a folder is there now' })
+      continue
+    }
+    if (now === 'too-large') {
+      skipped.push({
+        path,
+        reason: `it is larger than ${MAX_RESTORE_FILE_BYTES / (1024 * 1024)} MiB now, too large to keep a copy to undo`,
+      })
+      continue
+    }
+    if (sameState(now, to)) continue
+    if (!sameState(now, lastSeen) && !sameState(now, projectLatest.get(path))) drifted.push(path)
+    changes.push({ path, abs, to, now })
+  }
+  if (opts.dryRun === true)
+    return { ok: true, seq: undefined, ...summaryOf(changes), skipped, drifted }
+  if (drifted.length > 0 && opts.force !== true) return { ok: false, drifted }
+  // The guard: what is there now, kept before anything changes.
+  for (const change of changes) {
+    if (change.now.kind === 'file') opts.snapshots.put(change.now.content)
+  }
+  const planned = eventOf(changes, drifted)
+  const seq = session.length
+  if (planned.type === 'workspace/restored') session.append(planned.type, planned.data)
+  else session.append(planned.type, planned.data)
+  // Intent before effect: the restore and its guard are on disk before any file changes.
+  await session.flush()
+  const done: Change[] = []
+  for (const change of changes) {
+    try {
+      put(change.abs, change.to, change.now, opts.snapshots)
+      done.push(change)
+    } catch (error) {
+      await putBack(session, seq, done, opts)
+      throw new RestoreError(
+        'RESTORE_WRITE_FAILED',
+        `could not ${change.to.kind === 'absent' ? 'remove' : 'write'} ${change.path}: ${(error as Error).message}; the files already changed were put back`,
+      )
+    }
+  }
+  return { ok: true, seq, ...summaryOf(changes), skipped, drifted }
+}
+
+function summaryOf(changes: readonly Change[]): { written: string[]; removed: string[] } {
+  return {
+    written: changes.filter((c) => c.to.kind === 'file').map((c) => c.path),
+    removed: changes.filter((c) => c.to.kind === 'absent').map((c) => c.path),
+  }
+}
+
+/** After a failed write: the changed files get their guarded content back, logged as undone. */
+async function putBack(
+  session: Session,
+  restoredSeq: number,
+  done: readonly Change[],
+  opts: RestoreOptions,
+): Promise<void> {
+  const back = done.map((change) => ({
+    ...change,
+    to: change.now.kind === 'file' ? { kind: 'file' as const, hash: change.now.hash } : ABSENT,
+  }))
+  session.append('workspace/restore-undone', {
+    restoredSeq,
+    written: writtenOf(back),
+    removed: removedOf(back),
+    skipped: [],
+    drifted: [],
+    cause: 'failed',
+  })
+  await session.flush()
+  for (const change of back) {
+    try {
+      put(change.abs, change.to, undefined, opts.snapshots)
+    } catch {
+      // Best effort: the error the caller throws names the file that failed first.
+    }
+  }
+}
+
+const ABSENT = { kind: 'absent' } as const
+
+function writtenOf(changes: readonly Change[]): { path: string; hash: string }[] {
+  return changes.flatMap((c) => (c.to.kind === 'file' ? [{ path: c.path, hash: c.to.hash }] : []))
+}
+
+function removedOf(changes: readonly Change[]): string[] {
+  return changes.flatMap((c) => (c.to.kind === 'absent' ? [c.path] : []))
+}
+
+function refuseWhileRunning(session: Session): void {
+  if (session.isTurnOpen) {
+    throw new RestoreError(
+      'TURN_RUNNING',
+      `turn ${session.turn} of session ${session.id} is running; wait for it to end or stop it, then restore`,
+    )
+  }
+}
+
+/** The absolute path to change, or undefined (and why, in `skipped`) for `.git` or outside. */
+function allowedPath(root: string, path: string, skipped: Skipped[]): string | undefined {
+  if (path.split('/').includes('.git')) {
+    skipped.push({ path, reason: '.git is never touched' })
+    return undefined
+  }
+  try {
+    return resolveInsideProject(root, path)
+  } catch {
+    skipped.push({ path, reason: 'it is outside the project folder' })
+    return undefined
+  }
+}
+
+function readCurrent(abs: string): Current | 'folder' | 'too-large' {
+  let stat
+  try {
+    stat = statSync(abs)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return ABSENT
+    throw error
+  }
+  if (stat.isDirectory()) return 'folder'
+  if (stat.size > MAX_RESTORE_FILE_BYTES) return 'too-large'
+  const content = readFileSync(abs)
+  return { kind: 'file', hash: hashContent(content), content, mode: stat.mode & 0o7777 }
+}
+
+function sameState(now: Current, state: FileState | undefined): boolean {
+  if (state === undefined || state.kind === 'unknown') return false
+  if (now.kind === 'absent') return state.kind === 'absent'
+  return state.kind === 'file' && state.hash === now.hash
+}
+
+/** Writes (atomically, keeping the mode of the file it replaces) or removes one file. */
+function put(
+  abs: string,
+  to: Change['to'],
+  now: Current | undefined,
+  snapshots: SnapshotStore,
+): void {
+  if (to.kind === 'absent') {
+    // Folders stay, emptied or not: the log records files, so undo could not bring one back.
+    rmSync(abs, { force: true })
+    return
+  }
+  const content = snapshots.get(to.hash)
+  mkdirSync(dirname(abs), { recursive: true })
+  const temp = join(dirname(abs), `.${basename(abs)}.${randomBytes(6).toString('hex')}.restore`)
+  try {
+    writeFileSync(temp, content, {
+      flag: 'wx',
+      ...(now?.kind === 'file' ? { mode: now.mode } : {}),
+    })
+    renameSync(temp, abs)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw error
+  }
+}
+
+/** A subagent's own events that say what it changed, or undefined when they cannot be read. */
+function ownEvents(store: Store, sessionId: string): LogEvent[] | undefined {
+  const types = ['turn/start', 'tool/result', 'subagent/started', 'workspace/diff']
+  try {
+    return store.readOwnEvents(sessionId, { types }).map((row) => rowToEvent(row, row.seq))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What the latest turn or restore of any session of the project (by time) left in each file it
+ * changed: content Bridle wrote there, so a file holding it did not change outside Bridle (a
+ * parent's later turns, seen from a fork, are not drift).
+ */
+function latestInProject(store: Store, projectDir: string): Map<string, FileState> {
+  const latest = new Map<string, { at: number; state: FileState }>()
+  const note = (path: string, at: number, state: FileState) => {
+    const seen = latest.get(path)
+    if (seen === undefined || seen.at <= at) latest.set(path, { at, state })
+  }
+  const types = ['workspace/diff', 'workspace/restored', 'workspace/restore-undone']
+  for (const row of store.listTree({ projectDir, includeDeleted: true })) {
+    let events: LogEvent[]
+    try {
+      events = store
+        .readOwnEvents(row.id, { types })
+        .map((stored) => rowToEvent(stored, stored.seq))
+    } catch {
+      // Another session's log this Bridle cannot read (a newer one wrote it): it vouches for nothing.
+      continue
+    }
+    for (const event of events) {
+      if (event.type === 'workspace/diff') {
+        for (const entry of event.data.files) {
+          if (entry.status === 'deleted') note(entry.path, event.at, ABSENT)
+          else if (entry.afterHash !== undefined)
+            note(entry.path, event.at, { kind: 'file', hash: entry.afterHash })
+        }
+      } else if (event.type === 'workspace/restored' || event.type === 'workspace/restore-undone') {
+        for (const { path, hash } of event.data.written)
+          note(path, event.at, { kind: 'file', hash })
+        for (const path of event.data.removed) note(path, event.at, ABSENT)
+      }
+    }
+  }
+  return new Map([...latest].map(([path, { state }]) => [path, state]))
+}
