@@ -6,6 +6,8 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { expect } from '@playwright/test'
+import type { Locator } from '@playwright/test'
 import { startModelServer } from '../fixtures/model-server/server'
 import type { ModelServer, ModelServerOptions } from '../fixtures/model-server/server'
 import { startServeProcess } from './serve-process'
@@ -68,4 +70,16 @@ export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
       rmSync(project, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Types into the composer until it holds the text: keys typed while the shell is still loading
+ * can be lost to a re-render (seen on a loaded machine).
+ */
+export async function typeInComposer(box: Locator, text: string): Promise<void> {
+  await expect(async () => {
+    await box.fill('')
+    await box.pressSequentially(text)
+    await expect(box).toHaveValue(text, { timeout: 1000 })
+  }).toPass({ timeout: 20_000 })
 }

@@ -9,7 +9,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
 import type { Locator } from '@playwright/test'
-import { startApp } from './app-fixture'
+import { startApp, typeInComposer } from './app-fixture'
 import type { AppUnderTest } from './app-fixture'
 import { chatRequests } from '../fixtures/model-server/server'
 import type { PageGlobals } from './page-globals'
@@ -73,7 +73,7 @@ test('@ completes a project file, attaches it, and the model receives its text',
   await page.setViewportSize({ width: 1400, height: 900 })
   await page.goto(app.url)
   const box = page.getByRole('textbox', { name: 'Message' })
-  await box.pressSequentially('Explain @app')
+  await typeInComposer(box, 'Explain @app')
 
   const list = page.getByRole('listbox', { name: 'Project files' })
   await expect(list).toBeVisible()
@@ -158,7 +158,7 @@ test('a sent message shows its file chip and image thumbnail, also after a reloa
   await page.setViewportSize({ width: 1400, height: 900 })
   await page.goto(app.url)
   const box = page.getByRole('textbox', { name: 'Message' })
-  await box.pressSequentially('Look at @src/app.')
+  await typeInComposer(box, 'Look at @src/app.')
   await expect(page.getByRole('listbox', { name: 'Project files' })).toBeVisible()
   await box.press('Tab')
   await box.pressSequentially('and this')

@@ -15,7 +15,7 @@ import { expect, test } from '@playwright/test'
 import type { Page } from '@playwright/test'
 import { chatRequests } from '../fixtures/model-server/server'
 import { fixtureServer } from '../fixtures/mcp-server/index'
-import { startApp } from './app-fixture'
+import { startApp, typeInComposer } from './app-fixture'
 import { callFromPage } from './page-bridge'
 import type { AppUnderTest } from './app-fixture'
 
@@ -55,7 +55,8 @@ test('/ lists the MCP prompts; one with arguments asks for them and fills in the
   await page.setViewportSize({ width: 1440, height: 900 })
   await page.goto(app.url)
   const box = page.getByRole('textbox', { name: 'Message' })
-  await box.pressSequentially('/rev')
+  await expect(page.getByText('No sessions yet')).toBeVisible()
+  await typeInComposer(box, '/rev')
 
   // The catalog starts the servers on the list's first opening: give them time.
   const list = page.getByRole('listbox', { name: 'MCP prompts' })
@@ -145,7 +146,7 @@ test('@ lists the MCP resources after the files; one picked reaches the model as
   await page.setViewportSize({ width: 1440, height: 900 })
   await page.goto(app.url)
   const box = page.getByRole('textbox', { name: 'Message' })
-  await box.pressSequentially('Explain @fixture')
+  await typeInComposer(box, 'Explain @fixture')
 
   const list = page.getByRole('listbox', { name: 'Project files and MCP resources' })
   await expect(list).toBeVisible({ timeout: 30_000 })
