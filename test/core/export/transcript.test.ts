@@ -13,6 +13,7 @@ import { forkSession, Session } from '../../../main/core/log/index.js'
 import type { Store } from '../../../main/core/store/index.js'
 import { appendTurn, tempHome } from '../log/helpers.js'
 import type { TempHome } from '../log/helpers.js'
+import { fake } from '../../fixtures/fake-secrets.js'
 
 let home: TempHome
 let store: Store
@@ -210,7 +211,7 @@ describe('a call id used again in a later step', () => {
 
 describe('a call summary clipped inside a key', () => {
   it('never shows the key’s beginning: the text is redacted before it is clipped', () => {
-    const key = 'sk-proj-0123456789abcdefghij0123456789'
+    const key = fake('sk', '-proj-0123456789abcdefghij0123456789')
     const command = `${'echo padding && '.repeat(4)}curl -H "Authorization: Bearer ${key}" x`
     const session = Session.create(store, { projectDir: '/p/app', title: 'Curl', clock })
     toolTurn(session, 'fetch it', () => {
