@@ -81,10 +81,11 @@ describe('subagents and files outside the project', () => {
       const run = await runBridle(world, server, 'delegate', { approval })
       expect(run.status).toBe(0)
       expect(sentinelChanges(before, snapshotSentinels(world))).toEqual([])
-      // The child really made its calls (in its own session), and none of them succeeded.
+      // The child really made its calls (in its own session); the file calls were refused.
       const parent = sessionEvents(world, run.sessionId)
       const spawned = parent.find((e) => e.type === 'subagent/started')
-      const childId = spawned?.type === 'subagent/started' ? spawned.data.sessionId : undefined
+      const childId =
+        spawned?.type === 'subagent/started' ? String(spawned.data.sessionId) : undefined
       expect(childId).toBeDefined()
       const results = sessionEvents(world, childId).flatMap((e) =>
         e.type === 'tool/result' ? [e.data] : [],

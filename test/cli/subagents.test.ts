@@ -9,6 +9,7 @@ import { rowToEvent } from '../../main/core/log/rows.js'
 import type { LogEvent } from '../../main/core/log/index.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
 import { cliArgv, runCli, spawnCli, waitForJsonEvent } from '../fixtures/cli.js'
+import { waitFor } from '../fixtures/host-state.js'
 
 // Subagents through the real CLI, real child sessions in a real SQLite file, and the scripted
 // model server answering parent and children by what each request holds.
@@ -105,15 +106,6 @@ function sessionRows() {
     return store.listTree()
   } finally {
     store.close()
-  }
-}
-
-/** Polls `check` until it holds (the CLI works in another process). */
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for a condition')
-    await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 
@@ -382,7 +374,9 @@ describe('bridle run: the task tool', () => {
       parentId = spawned.session
       const childId = String(spawned.data['sessionId'])
       // The child's streamed words are on disk (not only printed) before the kill.
-      await until(() => logOf(childId).some((e) => e.type === 'assistant/chunk'))
+      expect(
+        await waitFor(() => logOf(childId).some((e) => e.type === 'assistant/chunk'), 20_000),
+      ).toBe(true)
       const exited = new Promise((resolve) => cli.once('exit', resolve))
       cli.kill('SIGKILL')
       await exited
