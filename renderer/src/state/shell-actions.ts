@@ -64,6 +64,7 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     page: 'chat',
     sidebar: { isOpen: true, isSheetOpen: false },
     isImportOpen: false,
+    restore: undefined,
     notice: undefined,
 
     async start() {
@@ -247,6 +248,14 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
           ? { isImportOpen: true, sidebar: { ...get().sidebar, isSheetOpen: false } }
           : { isImportOpen: false },
       )
+    },
+
+    openRestore(request) {
+      set({ restore: request, sidebar: { ...get().sidebar, isSheetOpen: false } })
+    },
+
+    closeRestore() {
+      set({ restore: undefined })
     },
 
     toggleDrawer() {

@@ -21,6 +21,7 @@ import type {
 import type { AttachmentInput } from '../../../protocol/attachments'
 import type { DrawerPanel } from '../features/feed'
 import type { EventCache } from './event-cache'
+import type { RestoreRequest } from './restore-request'
 import { FEED_EVENT_TYPES, gapStart, reduceFeed } from './feed-reducer'
 import type { FeedAction, FeedState, SessionDetails } from './feed-reducer'
 import { upsertSessions } from './session-tree'
@@ -86,6 +87,8 @@ export interface ShellState {
   readonly sidebar: { readonly isOpen: boolean; readonly isSheetOpen: boolean }
   /** The "Import…" dialog is open (kept here, not in the sidebar, which a resize remounts). */
   readonly isImportOpen: boolean
+  /** What the "Restore files" dialog was asked to do, while it is open. */
+  readonly restore: RestoreRequest | undefined
   /** The last action that failed, said in words for a dismissible alert. */
   readonly notice: string | undefined
 
@@ -117,6 +120,9 @@ export interface ShellState {
   readonly setSidebarSheet: (isOpen: boolean) => void
   /** Opens or closes "Import…"; opening closes the sessions sheet it was opened from. */
   readonly setImportOpen: (isOpen: boolean) => void
+  /** Opens "Restore files" (or replaces what it shows: the done screen's "Undo restore"). */
+  readonly openRestore: (request: RestoreRequest) => void
+  readonly closeRestore: () => void
   readonly setEndpointsConfigured: () => void
   readonly dismissNotice: () => void
 }

@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { ApprovalRequest } from '../../../../protocol/contract'
 import { callKey } from '../../state/event-selectors'
+import { useShell } from '../../state/shell-context'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'
@@ -40,6 +41,7 @@ export function ChatPanel({
   const eventsNow = useRef(feed.events)
   eventsNow.current = feed.events
   const [editingSeq, setEditingSeq] = useState<number | undefined>()
+  const openRestore = useShell((s) => s.openRestore)
   useEffect(() => setEditingSeq(undefined), [sessionId])
   const actions = useMemo<MessageActions>(
     () => ({
@@ -50,8 +52,9 @@ export function ChatPanel({
       onShowPanel,
       onEdit: setEditingSeq,
       events: () => eventsNow.current,
+      openRestore,
     }),
-    [api, sessionId, onSelectSeq, onOpenSession, onShowPanel],
+    [api, sessionId, onSelectSeq, onOpenSession, onShowPanel, openRestore],
   )
   const pendingByCall = useMemo(() => {
     const byCall = new Map<string, ApprovalRequest>()

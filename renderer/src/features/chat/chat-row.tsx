@@ -1,6 +1,7 @@
 import { memo } from 'react'
 import type { ApprovalRequest } from '../../../../protocol/contract'
 import { ChangesCard } from './changes-card'
+import { RestoreRow } from './restore-row'
 import type { ChatItem } from './items'
 import { AssistantMessage, ContextRow, StreamingMessage, UserMessage } from './messages'
 import type { MessageActions } from './messages'
@@ -83,5 +84,9 @@ export const ChatRow = memo(function ChatRow({
       return <RecoveredRow item={item} />
     case 'checkpoint':
       return <CheckpointRow item={item} onShowPanel={actions.onShowPanel} />
+    case 'restore':
+      return (
+        <RestoreRow item={item} sessionId={actions.sessionId} onSelectSeq={actions.onSelectSeq} />
+      )
   }
 })

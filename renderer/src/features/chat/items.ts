@@ -181,6 +181,26 @@ export type ChatItem =
       readonly tokensAfter: number
       readonly isUndone: boolean
     })
+  /**
+   * Files put back to a point (`workspace/restored`) or a restore undone
+   * (`workspace/restore-undone`): what was written, removed and left alone.
+   */
+  | (Base & {
+      readonly kind: 'restore'
+      readonly action: 'restored' | 'undone'
+      /** The event restored to (`restored`), or the restore's seq (`undone`). */
+      readonly pointSeq: number
+      readonly written: readonly string[]
+      readonly removed: readonly string[]
+      readonly skipped: readonly { readonly path: string; readonly reason: string }[]
+      /** Changed outside Bridle and overwritten (the user went ahead). */
+      readonly drifted: readonly string[]
+      /** Why an undo happened: the user asked, or the restore failed midway and put back its work. */
+      readonly cause?: 'user' | 'failed'
+      /** The session's last restore, not undone, with no turn since: "Undo restore" can run. */
+      readonly canUndo: boolean
+      readonly isUndone: boolean
+    })
   | (Base & {
       readonly kind: 'streaming'
       readonly step: number

@@ -1,7 +1,10 @@
+import { History } from 'lucide-react'
 import { memo, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
 import type { BridleApi, EventDto } from '../../../../protocol/contract'
+import type { RestoreRequest } from '../../state/restore-request'
 import { IconButton } from '../../ui/icon-button'
+import { eventWhere } from '../../state/restore-words'
 import type { DrawerPanel } from '../feed'
 import { MessageAttachments } from './attach/message-attachments'
 import type { ChatItem } from './items'
@@ -34,6 +37,8 @@ export interface MessageActions {
   readonly onShowPanel: (panel: DrawerPanel) => void
   /** The feed's events now (a getter, so the actions keep their identity as the log grows). */
   readonly events: () => readonly EventDto[]
+  /** Opens "Restore files" (a message's "Restore files to here", Edit and Regenerate's offer). */
+  readonly openRestore: (request: RestoreRequest) => void
 }
 
 interface MessageFrameProps {
@@ -104,6 +109,13 @@ function MessageFrame({
         <span className="msg-who">{who}</span>
         <span className="msg-actions">
           {tools}
+          <IconButton
+            className="icon msg-action"
+            label="Restore files to here"
+            hint="Put the project's files back to how they were at this message"
+            icon={<History size={15} aria-hidden />}
+            onClick={() => actions.openRestore(restoreHere(actions, seq))}
+          />
           {isSelected && (
             <button type="button" className="icon" onClick={() => actions.onShowPanel('timeline')}>
               Show in timeline
@@ -135,6 +147,17 @@ function MessageFrame({
   )
 }
 
+/** "Restore files to here" on a message: the files as they were right after it was logged. */
+function restoreHere(actions: MessageActions, seq: number): RestoreRequest {
+  const event = actions.events().find((candidate) => candidate.seq === seq)
+  return {
+    kind: 'restore',
+    sessionId: actions.sessionId,
+    toSeq: seq,
+    where: event === undefined ? `right after event ${seq}` : eventWhere(event),
+  }
+}
+
 interface RowProps<K extends ChatItem['kind']> {
   readonly item: Item<K>
   readonly isSelected: boolean
@@ -161,9 +184,10 @@ export const UserMessage = memo(function UserMessage({
     setBusy(true)
     setError(undefined)
     try {
-      const failed = await resendFrom(actions, actions.events(), item.seq, text)
-      setError(failed)
-      if (failed === undefined) close()
+      const outcome = await resendFrom(actions, actions.events(), item.seq, text)
+      // Cancelled (the restore offer's Cancel): the editor stays open with the text.
+      if (outcome.status === 'failed') setError(outcome.message)
+      if (outcome.status === 'sent') close()
     } catch (caught) {
       setError(`Could not send the edit: ${String(caught)}`)
     } finally {
@@ -258,7 +282,12 @@ export const AssistantMessage = memo(function AssistantMessage({
         hint="Ask again: a new branch that resends the message this answers"
         icon={<RegenerateIcon />}
         disabled={isBusy}
-        onClick={() => void run(() => regenerateAnswer(actions, actions.events(), item.seq))}
+        onClick={() =>
+          void run(async () => {
+            const outcome = await regenerateAnswer(actions, actions.events(), item.seq)
+            return outcome.status === 'failed' ? outcome.message : undefined
+          })
+        }
       />
       {canContinue && (
         <IconButton

@@ -95,6 +95,9 @@ class ItemBuilder {
   /** Seq and time of the latest turn's events: what a fork's or crash's closing is timed against. */
   private turnTimes: { seq: number; at: number }[] = []
   private lastTurnEnd: number | undefined
+  /** Where each restore's item is (by its seq), for its undo; and the last one's, while undoable. */
+  private readonly restores = new Map<number, number>()
+  private lastRestore: number | undefined
 
   add(event: EventDto): void {
     if (event.type === 'turn/start') this.turnTimes = []
@@ -123,6 +126,13 @@ class ItemBuilder {
         return
       case 'turn/start':
         this.turnStartAt.set(event.turn, event.at)
+        this.closeUndo(event.seq)
+        return
+      case 'workspace/restored':
+        this.addRestored(event)
+        return
+      case 'workspace/restore-undone':
+        this.addRestoreUndone(event)
         return
       case 'turn/end':
         this.endTurn(event)
@@ -139,6 +149,64 @@ class ItemBuilder {
         // Bookkeeping (steps, requests, inbox, titles) is the timeline's, not the chat's.
         return
     }
+  }
+
+  /** A restore: the one before it can no longer be undone (only the last one can). */
+  private addRestored(event: EventDtoOf<'workspace/restored'>): void {
+    this.closeUndo(event.seq)
+    const { toSeq, written, removed, skipped, drifted } = event.data
+    this.restores.set(event.seq, this.items.length)
+    this.lastRestore = this.items.length
+    this.items.push({
+      kind: 'restore',
+      key: `restore-${event.seq}`,
+      seq: event.seq,
+      turn: event.turn,
+      rev: event.seq,
+      action: 'restored',
+      pointSeq: toSeq,
+      written: written.map(({ path }) => path),
+      removed,
+      skipped,
+      drifted,
+      canUndo: true,
+      isUndone: false,
+    })
+  }
+
+  private addRestoreUndone(event: EventDtoOf<'workspace/restore-undone'>): void {
+    const { restoredSeq, written, removed, skipped, drifted, cause } = event.data
+    const index = this.restores.get(restoredSeq)
+    const restored = index === undefined ? undefined : this.items[index]
+    if (index !== undefined && restored?.kind === 'restore') {
+      this.items[index] = { ...restored, isUndone: true, canUndo: false, rev: event.seq }
+    }
+    this.items.push({
+      kind: 'restore',
+      key: `restore-undone-${event.seq}`,
+      seq: event.seq,
+      turn: event.turn,
+      rev: event.seq,
+      action: 'undone',
+      pointSeq: restoredSeq,
+      written: written.map(({ path }) => path),
+      removed,
+      skipped,
+      drifted,
+      cause,
+      canUndo: false,
+      isUndone: false,
+    })
+  }
+
+  /** The last restore stops being undoable: a turn started, or another restore came. */
+  private closeUndo(seq: number): void {
+    const index = this.lastRestore
+    const item = index === undefined ? undefined : this.items[index]
+    if (index !== undefined && item?.kind === 'restore' && item.canUndo) {
+      this.items[index] = { ...item, canUndo: false, rev: seq }
+    }
+    this.lastRestore = undefined
   }
 
   /** An event that moves a tool call's card on: its approval, its start, its process, its result. */

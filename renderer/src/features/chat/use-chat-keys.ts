@@ -19,9 +19,9 @@ export function useChatKeys(
   useAction('regenerate', () => {
     const answer = items.findLast((item) => item.kind === 'assistant')
     if (answer === undefined) return false
-    void regenerateAnswer(actions, actions.events(), answer.seq).then(
-      (failed) => failed && onError(failed),
-    )
+    void regenerateAnswer(actions, actions.events(), answer.seq).then((outcome) => {
+      if (outcome.status === 'failed') onError(outcome.message)
+    })
     return true
   })
   useAction('edit-last-message', () => {

@@ -1,11 +1,12 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu'
-import { GitFork, Pencil, Trash2 } from 'lucide-react'
+import { GitFork, History, Pencil, Trash2 } from 'lucide-react'
 import type { SessionSummary } from '../../../../protocol/contract'
 import { useShell } from '../../state/shell-context'
 
 /**
  * A tree item's actions as a menu, for the keyboard (Shift+F10 or the Menu key on the item) and
- * the pointer (a right click): Rename, Fork, Delete, the same as the row's pointer-only buttons.
+ * the pointer (a right click): Rename, Fork, Restore files to here (the session's last state),
+ * Delete, the same as the row's pointer-only buttons.
  * The menu is anchored to an empty mark at the row's end (inside the item, hidden from its
  * name); its content is portalled out of the tree, so the tree's names stay the items' own.
  * On close the focus goes back to the item unless the choice took it (the rename field, the
@@ -30,6 +31,7 @@ export function RowMenu({
   readonly onClosed: () => void
 }) {
   const forkSession = useShell((s) => s.forkSession)
+  const openRestore = useShell((s) => s.openRestore)
   return (
     <DropdownMenu.Root open={isOpen} onOpenChange={onOpenChange} modal={false}>
       <DropdownMenu.Trigger asChild>
@@ -61,6 +63,21 @@ export function RowMenu({
           >
             <GitFork size={14} aria-hidden="true" />
             Fork
+          </DropdownMenu.Item>
+          <DropdownMenu.Item
+            className="row-menu-item"
+            disabled={session.eventCount === 0 || session.isRunning}
+            onSelect={() =>
+              openRestore({
+                kind: 'restore',
+                sessionId: session.id,
+                toSeq: session.eventCount - 1,
+                where: `at the end of this session (event ${session.eventCount - 1})`,
+              })
+            }
+          >
+            <History size={14} aria-hidden="true" />
+            Restore files to here
           </DropdownMenu.Item>
           <DropdownMenu.Item className="row-menu-item" onSelect={onDelete}>
             <Trash2 size={14} aria-hidden="true" />

@@ -5,14 +5,18 @@ import { useShell, useShellContext } from '../../state/shell-context'
 
 /**
  * Where a fork branched, with the way back: "Forked from <parent> at event N"; for a subagent,
- * "Subagent started by a task call in <parent>". The parent's title comes
+ * "Subagent started by a task call in <parent>". A fork offers to put the files back to its
+ * point (forking leaves the files as they are). The parent's title comes
  * from the list, or from `session/get` when the parent is not paged in.
  */
 export function ForkBanner({ session }: { readonly session: SessionSummary }) {
   const parentId = treeParentOf(session)
   const openSession = useShell((s) => s.openSession)
+  const openRestore = useShell((s) => s.openRestore)
   const parentTitle = useParentTitle(parentId)
   if (parentId === null) return null
+  // The fork holds the parent's events before forkSeq: its point is the last of them.
+  const forkEnd = session.forkSeq !== null && session.forkSeq > 0 ? session.forkSeq - 1 : undefined
   if (session.spawnedBy !== null) {
     return (
       <div className="fork-banner" role="note" aria-label="Subagent origin">
@@ -31,6 +35,23 @@ export function ForkBanner({ session }: { readonly session: SessionSummary }) {
         Forked from <strong>{parentTitle ?? 'its parent'}</strong>
         {session.forkSeq !== null && <> at event {session.forkSeq}</>}
       </span>
+      {forkEnd !== undefined && (
+        <button
+          type="button"
+          className="link"
+          title="Put the project's files back to how they were at the fork point"
+          onClick={() =>
+            openRestore({
+              kind: 'restore',
+              sessionId: session.id,
+              toSeq: forkEnd,
+              where: `at the fork point (event ${forkEnd})`,
+            })
+          }
+        >
+          Restore files to the fork point
+        </button>
+      )}
       <button type="button" className="link" onClick={() => void openSession(parentId)}>
         Open parent
       </button>

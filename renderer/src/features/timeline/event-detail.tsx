@@ -40,6 +40,8 @@ export interface EventDetailProps {
    * interrupted by the fork); resolves to what failed, or undefined once the fork is open.
    */
   readonly onFork: (seq: number) => Promise<string | undefined>
+  /** "Restore files to here": the project's files as they were right after this event. */
+  readonly onRestore: (event: EventDto) => void
   /** Another session the event leads to (a `task` call's subagent, a subagent's parent). */
   readonly link?: SessionLink | undefined
   readonly onOpenSession: (sessionId: string) => void
@@ -51,6 +53,7 @@ export function EventDetail({
   onShowInChat,
   onOpenRequest,
   onFork,
+  onRestore,
   link,
   onOpenSession,
 }: EventDetailProps) {
@@ -109,6 +112,13 @@ export function EventDetail({
           }}
         >
           Fork from here
+        </button>
+        <button
+          type="button"
+          title="Put the project's files back to how they were right after this event"
+          onClick={() => onRestore(event)}
+        >
+          Restore files to here
         </button>
       </header>
       {forkError?.seq === event.seq && (

@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { checkpointsOf } from '../../state/event-selectors'
+import { useShell } from '../../state/shell-context'
+import { eventWhere } from '../../state/restore-words'
 import type { SessionPanelProps } from '../feed'
 import { chatSeqFor, EventDetail, useSelectedEvent } from './event-detail'
 import { EMPTY_FILTERS, EventFilters, parseWhole } from './event-filters'
@@ -94,6 +96,7 @@ export function TimelinePanel({
     onSelectSeq(seq)
   }
   const selected = useSelectedEvent(feed.cache, selectedSeq)
+  const openRestore = useShell((s) => s.openRestore)
   const starts = useMemo(
     () => feed.events.filter((e) => e.type === 'request/start').map((e) => e.seq),
     [feed.events],
@@ -115,6 +118,14 @@ export function TimelinePanel({
       onOpenRequest={openRequest}
       link={link}
       onOpenSession={onOpenSession}
+      onRestore={(event) =>
+        openRestore({
+          kind: 'restore',
+          sessionId: feed.session.id,
+          toSeq: event.seq,
+          where: eventWhere(event),
+        })
+      }
       onFork={async (seq) => {
         const result = await api.call('session/fork', {
           sessionId: feed.session.id,

@@ -1,0 +1,1 @@
+export { RestoreDialog } from './restore-dialog'
