@@ -33,6 +33,14 @@ describe('forkPointOfUser: just before the message entered the log', () => {
     expect(forkPointOfUser(twoTurns, 11)).toEqual({ atSeq: 8, text: 'second' })
   })
 
+  it('finds the message in a feed with gaps (chunks and bookkeeping are not forwarded)', () => {
+    // Turn 1's tail missing, as in a feed after a turn that streamed and called tools.
+    const sparse = twoTurns.filter((event) => ![3, 6, 7].includes(event.seq))
+    expect(forkPointOfUser(sparse, 11)).toEqual({ atSeq: 8, text: 'second' })
+    expect(promptOfAnswer(sparse, 12)).toBe(11)
+    expect(forkPointOfUser(sparse, 12)).toBeUndefined()
+  })
+
   it('picks the right request when one claim took several messages', () => {
     const events = log([
       ['session/created', 0],

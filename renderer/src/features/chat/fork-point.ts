@@ -18,16 +18,32 @@ const isUserInput = (event: EventDto | undefined): boolean =>
   event?.type === 'user/message' && event.data.kind !== 'context' && event.data.kind !== 'notice'
 
 /**
+ * Where the event at `seq` is in `events` (seq order, with gaps: the feed holds the forwarded
+ * events only, so a turn's chunks and bookkeeping are missing), or -1.
+ */
+function indexOfSeq(events: readonly EventDto[], seq: number): number {
+  let low = 0
+  let high = events.length - 1
+  while (low <= high) {
+    const middle = (low + high) >> 1
+    const at = events[middle]?.seq ?? seq
+    if (at === seq) return middle
+    if (at < seq) low = middle + 1
+    else high = middle - 1
+  }
+  return -1
+}
+
+/**
  * The fork point of the user message at `userSeq`: its `inbox/queued` when the log has it; else
  * its turn's start when it is the turn's first input; else the message itself. Undefined when
- * `userSeq` is not a user message of `events` (seq order, every seq from the first).
+ * `userSeq` is not a user message of `events` (seq order).
  */
 export function forkPointOfUser(
   events: readonly EventDto[],
   userSeq: number,
 ): ForkPoint | undefined {
-  const first = events[0]?.seq ?? 0
-  const at = userSeq - first
+  const at = indexOfSeq(events, userSeq)
   const message = events[at]
   if (message?.type !== 'user/message' || !isUserInput(message)) return undefined
   const text = message.data.content
@@ -50,7 +66,7 @@ export function forkPointOfUser(
   }
   if (claim?.type === 'inbox/claimed') {
     const requestId = claim.data.requestIds[place] ?? claim.data.requestIds[0]
-    for (let i = claim.seq - first - 1; i >= 0; i--) {
+    for (let i = indexOfSeq(events, claim.seq) - 1; i >= 0; i--) {
       const event = events[i]
       if (event?.type === 'inbox/queued' && event.data.requestId === requestId) {
         return { atSeq: Math.max(1, event.seq), text: event.data.message || text }
@@ -63,8 +79,7 @@ export function forkPointOfUser(
 
 /** The user message an answer at `answerSeq` replies to: the last input before it. */
 export function promptOfAnswer(events: readonly EventDto[], answerSeq: number): number | undefined {
-  const first = events[0]?.seq ?? 0
-  for (let i = answerSeq - first - 1; i >= 0; i--) {
+  for (let i = indexOfSeq(events, answerSeq) - 1; i >= 0; i--) {
     const event = events[i]
     if (isUserInput(event)) return event?.seq
   }
