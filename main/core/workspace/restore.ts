@@ -96,7 +96,9 @@ type Current =
  * Puts the project's files back to how they were right after event `toSeq` of the session's
  * history (docs/ARCHITECTURE.md 3.11). `session` must be open for writing, with no turn running.
  *
- * Only files some turn of the history changed are considered; `.git/` and paths that resolve
+ * Only files some turn of the history changed are considered, and those other branches of the
+ * conversation changed (at every point of this history they held what those branches first
+ * found: a parent's later turns, seen from a fork, are undone); `.git/` and paths that resolve
  * outside the project are skipped. First the drift check: a file the restore would change whose
  * content is neither what the session last saw nor what the latest turn or restore of any session
  * of the project left there was changed outside Bridle; then nothing is touched and the outcome
@@ -132,6 +134,21 @@ export async function restoreFiles(
       continue
     }
     wanted.push({ path, abs, to, lastSeen: history.latest(path) })
+  }
+  // Files only other branches of the conversation changed: at any point of this one they held
+  // what those branches first found there.
+  for (const [path, to] of branchBaselines(opts.store, session.id, new Set(history.paths()))) {
+    const abs = allowedPath(root, path, skipped)
+    if (abs === undefined) continue
+    if (to.kind === 'unknown') {
+      skipped.push({ path, reason: to.reason })
+      continue
+    }
+    if (to.kind === 'file' && !opts.snapshots.has(to.hash)) {
+      skipped.push({ path, reason: `its copy ${to.hash} is missing from the data folder` })
+      continue
+    }
+    wanted.push({ path, abs, to, lastSeen: to })
   }
   const projectLatest = latestInProject(opts.store, opts.projectDir)
   return apply(session, opts, skipped, wanted, projectLatest, (changes, drifted) => ({
@@ -388,7 +405,7 @@ function put(
   }
 }
 
-/** A subagent's own events that say what it changed, or undefined when they cannot be read. */
+/** A session's own events that say what it changed, or undefined when they cannot be read. */
 function ownEvents(store: Store, sessionId: string): LogEvent[] | undefined {
   const types = ['turn/start', 'tool/result', 'subagent/started', 'workspace/diff']
   try {
@@ -396,6 +413,53 @@ function ownEvents(store: Store, sessionId: string): LogEvent[] | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * The files that other branches of the session's conversation (its tree: the root, its forks and
+ * their forks, subagents included) changed in their own events but this session's history never
+ * touched, each with the content the earliest such branch found before its first change: what
+ * the file held at every point of this session (which branched off before, or never saw it).
+ * A branch whose log cannot be read vouches for nothing and is left out.
+ */
+function branchBaselines(
+  store: Store,
+  sessionId: string,
+  known: ReadonlySet<string>,
+): Map<string, FileState> {
+  const rows = store.listTree({ includeDeleted: true })
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  const rootOf = (id: string): string => {
+    let current = byId.get(id)
+    for (let hops = 0; current !== undefined && hops < rows.length; hops++) {
+      const up = current.parentId ?? current.spawnedBy?.sessionId ?? null
+      if (up === null || !byId.has(up)) return current.id
+      current = byId.get(up)
+    }
+    return current?.id ?? id
+  }
+  const root = rootOf(sessionId)
+  const earliest = new Map<string, { at: number; state: FileState }>()
+  for (const row of rows) {
+    if (row.id === sessionId || rootOf(row.id) !== root) continue
+    const own = ownEvents(store, row.id)
+    if (own === undefined) continue
+    const history = FileHistory.of(own)
+    const firstAt = new Map<string, number>()
+    for (const event of own) {
+      if (event.type !== 'workspace/diff') continue
+      for (const entry of event.data.files)
+        if (!firstAt.has(entry.path)) firstAt.set(entry.path, event.at)
+    }
+    for (const [path, at] of firstAt) {
+      if (known.has(path)) continue
+      const seen = earliest.get(path)
+      // Before the branch's first event: the content it found before it first changed the file.
+      if (seen === undefined || at < seen.at)
+        earliest.set(path, { at, state: history.stateAt(path, -1) })
+    }
+  }
+  return new Map([...earliest].map(([path, { state }]) => [path, state]))
 }
 
 /**

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { EventDataInput } from '../../../main/core/log/index.js'
-import { Session } from '../../../main/core/log/index.js'
+import { forkSession, Session } from '../../../main/core/log/index.js'
 import { openStore } from '../../../main/core/store/index.js'
 import type { Store } from '../../../main/core/store/index.js'
 import { FileHistory } from '../../../main/core/workspace/file-history.js'
@@ -147,6 +147,41 @@ describe('restoreFiles', () => {
     expect(readFileSync(join(outsideDir, 'x.txt'), 'utf8')).toBe('outside\n')
     expect(existsSync(join(dir, 'escape.txt'))).toBe(false)
     expect(existsSync(join(project, 'ok.txt'))).toBe(false)
+  })
+
+  it("in a fork, puts back what later branches changed (as they found it), never another conversation's files", async () => {
+    writeFileSync(join(project, 'c.md'), 'orig\n')
+    const t1 = turn([added('a.md', 'a\n')], { 'a.md': 'a\n' })
+    session.flushSync()
+    const forkId = forkSession(store, session.id, t1 + 1)
+    // The parent goes on after the fork point: a new file, and a file that was there before.
+    turn([added('b.md', 'b\n'), modified('c.md', 'orig\n', 'changed\n')], {
+      'b.md': 'b\n',
+      'c.md': 'changed\n',
+    })
+    const other = Session.create(store, { projectDir: project })
+    other.append('turn/start', {})
+    other.append('workspace/diff', { files: [added('z.md', 'z\n')] })
+    other.append('turn/end', { reason: 'completed' })
+    other.close()
+    writeFileSync(join(project, 'z.md'), 'z\n')
+    session.flushSync()
+
+    const fork = Session.open(store, forkId)
+    try {
+      const outcome = await restoreFiles(fork, t1, options())
+      expect(outcome).toMatchObject({ ok: true, written: ['c.md'], removed: ['b.md'], drifted: [] })
+      expect(read('c.md')).toBe('orig\n')
+      expect(existsSync(join(project, 'b.md'))).toBe(false)
+      expect(read('a.md')).toBe('a\n')
+      expect(read('z.md')).toBe('z\n')
+      // And back: undo puts the parent's files back.
+      expect(await undoRestore(fork, options())).toMatchObject({ ok: true })
+      expect(read('c.md')).toBe('changed\n')
+      expect(read('b.md')).toBe('b\n')
+    } finally {
+      fork.close()
+    }
   })
 
   it('is refused while a turn is open, and the log refuses the event inside a turn', async () => {
