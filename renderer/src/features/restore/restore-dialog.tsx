@@ -108,6 +108,9 @@ function RestoreContent({
   return (
     <Dialog.Content
       {...focus}
+      // Only a choice, Escape or a click outside closes it: focus taken by a panel that mounts
+      // meanwhile (the inspector turning into a drawer as the window narrows) does not.
+      onFocusOutside={(event) => event.preventDefault()}
       aria-modal="true"
       className="dialog restore-dialog"
       aria-describedby={undefined}
