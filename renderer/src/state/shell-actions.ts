@@ -64,6 +64,7 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     page: 'chat',
     sidebar: { isOpen: true, isSheetOpen: false },
     isImportOpen: false,
+    exportSessionId: undefined,
     notice: undefined,
 
     async start() {
@@ -246,6 +247,14 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
         isOpen
           ? { isImportOpen: true, sidebar: { ...get().sidebar, isSheetOpen: false } }
           : { isImportOpen: false },
+      )
+    },
+
+    setExportSession(sessionId) {
+      set(
+        sessionId === undefined
+          ? { exportSessionId: undefined }
+          : { exportSessionId: sessionId, sidebar: { ...get().sidebar, isSheetOpen: false } },
       )
     },
 

@@ -86,6 +86,8 @@ export interface ShellState {
   readonly sidebar: { readonly isOpen: boolean; readonly isSheetOpen: boolean }
   /** The "Import…" dialog is open (kept here, not in the sidebar, which a resize remounts). */
   readonly isImportOpen: boolean
+  /** The session "Export…" is open for, if any (kept here for the same reason). */
+  readonly exportSessionId: string | undefined
   /** The last action that failed, said in words for a dismissible alert. */
   readonly notice: string | undefined
 
@@ -117,6 +119,8 @@ export interface ShellState {
   readonly setSidebarSheet: (isOpen: boolean) => void
   /** Opens or closes "Import…"; opening closes the sessions sheet it was opened from. */
   readonly setImportOpen: (isOpen: boolean) => void
+  /** Opens "Export…" for a session, or closes it; opening closes the sessions sheet too. */
+  readonly setExportSession: (sessionId: string | undefined) => void
   readonly setEndpointsConfigured: () => void
   readonly dismissNotice: () => void
 }
