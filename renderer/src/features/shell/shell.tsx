@@ -6,7 +6,7 @@ import { applyTheme } from '../../state/theme'
 import { ShellContext } from '../../state/shell-context'
 import { createShellStore } from '../../state/shell-store'
 import { HelpOverlay } from '../help'
-import { ImportDialog } from '../sessions'
+import { ExportDialog, ImportDialog } from '../sessions'
 import { ShellLayout } from './layout'
 import { useShellActions } from './shell-keys'
 
@@ -45,6 +45,7 @@ function ShellBody() {
       <ShellLayout onHelp={() => setHelpOpen(true)} />
       <HelpOverlay isOpen={isHelpOpen} onOpenChange={setHelpOpen} />
       <ImportDialog />
+      <ExportDialog />
     </>
   )
 }
