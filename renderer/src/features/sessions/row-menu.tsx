@@ -1,11 +1,13 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu'
-import { GitFork, Pencil, Trash2 } from 'lucide-react'
+import { Download, GitFork, Pencil, Trash2 } from 'lucide-react'
+import { useRef } from 'react'
 import type { SessionSummary } from '../../../../protocol/contract'
 import { useShell } from '../../state/shell-context'
 
 /**
  * A tree item's actions as a menu, for the keyboard (Shift+F10 or the Menu key on the item) and
- * the pointer (a right click): Rename, Fork, Delete, the same as the row's pointer-only buttons.
+ * the pointer (a right click): Rename, Fork, Delete, the same as the row's pointer-only buttons,
+ * and Export (the shell's dialog, opened once the focus is back on the item, so it returns there).
  * The menu is anchored to an empty mark at the row's end (inside the item, hidden from its
  * name); its content is portalled out of the tree, so the tree's names stay the items' own.
  * On close the focus goes back to the item unless the choice took it (the rename field, the
@@ -30,6 +32,8 @@ export function RowMenu({
   readonly onClosed: () => void
 }) {
   const forkSession = useShell((s) => s.forkSession)
+  const setExportSession = useShell((s) => s.setExportSession)
+  const isExportChosen = useRef(false)
   return (
     <DropdownMenu.Root open={isOpen} onOpenChange={onOpenChange} modal={false}>
       <DropdownMenu.Trigger asChild>
@@ -45,6 +49,10 @@ export function RowMenu({
           onCloseAutoFocus={(event) => {
             event.preventDefault()
             onClosed()
+            if (isExportChosen.current) {
+              isExportChosen.current = false
+              setExportSession(session.id)
+            }
           }}
         >
           <DropdownMenu.Item className="row-menu-item" onSelect={onRename}>
@@ -61,6 +69,15 @@ export function RowMenu({
           >
             <GitFork size={14} aria-hidden="true" />
             Fork
+          </DropdownMenu.Item>
+          <DropdownMenu.Item
+            className="row-menu-item"
+            onSelect={() => {
+              isExportChosen.current = true
+            }}
+          >
+            <Download size={14} aria-hidden="true" />
+            Export…
           </DropdownMenu.Item>
           <DropdownMenu.Item className="row-menu-item" onSelect={onDelete}>
             <Trash2 size={14} aria-hidden="true" />
