@@ -151,7 +151,12 @@ test('Shift+F10 or the Menu key opens the row menu: Fork, Rename, Delete by keyb
   await gamma.focus()
   await page.keyboard.press('Shift+F10')
   const menu = page.getByRole('menu', { name: 'Actions of Gamma' })
-  await expect(menu.getByRole('menuitem')).toHaveText(['RenameF2', 'Fork', 'DeleteDelete'])
+  await expect(menu.getByRole('menuitem')).toHaveText([
+    'RenameF2',
+    'Fork',
+    'Export…',
+    'DeleteDelete',
+  ])
   await expect(menu.getByRole('menuitem', { name: 'Rename' })).toBeFocused()
   await page.keyboard.press('Escape')
   await expect(menu).toHaveCount(0)
