@@ -26,6 +26,9 @@ const TITLE = 'Greeting notes for the export'
 const FILE_STEM = 'greeting-notes-for-the-export'
 const NOTE_LINE = 'hello from the export test'
 
+// A turn, four screenshots with axe, two downloads: well past the default on a slow machine.
+test.setTimeout(120_000)
+
 let app: AppUnderTest
 let consoleErrors: string[]
 /** Set when a test stops the server on purpose: the closed bridge then logs its own errors. */

@@ -1,7 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog'
 import { X } from 'lucide-react'
-import { useId, useRef, useState } from 'react'
-import type { BridgeError, SessionSummary } from '../../../../protocol/contract'
+import { useEffect, useId, useRef, useState } from 'react'
+import type { BridgeError } from '../../../../protocol/contract'
 import { sessionTitle } from '../../state/session-tree'
 import { useShell, useShellContext } from '../../state/shell-context'
 import type { ShellState } from '../../state/shell-store'
@@ -65,10 +65,9 @@ function ExportContent({
   readonly sessionId: string
   readonly onClose: () => void
 }) {
-  const { api } = useShellContext()
-  const known = useShell((s) => summaryOf(s, sessionId))
-  // Kept from when the dialog opened: the session may leave the list (trashed) while it is open.
-  const [title] = useState(() => (known ? sessionTitle(known) : 'Untitled session'))
+  const { api, store } = useShellContext()
+  // Read when the dialog opens: the session may leave the list (trashed) while it is open.
+  const [title] = useState(() => titleOf(store.getState(), sessionId))
   // The focus starts on the chosen format: the arrows change it, Tab then reaches Save.
   const chosenRadio = useRef<HTMLInputElement>(null)
   const focus = useDialogFocus(chosenRadio)
@@ -76,11 +75,20 @@ function ExportContent({
   const [format, setFormat] = useState<Format>('html')
   const [isExporting, setExporting] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
+  // Closed while the export ran: the user cancelled, so no file is saved.
+  const isShown = useRef(true)
+  useEffect(() => {
+    isShown.current = true
+    return () => {
+      isShown.current = false
+    }
+  }, [])
 
   const runExport = async () => {
     setExporting(true)
     setError(undefined)
     const result = await api.call('session/export', { sessionId, format })
+    if (!isShown.current) return
     setExporting(false)
     if (!result.ok) {
       setError(failureWords(result.error))
@@ -158,12 +166,12 @@ function ExportContent({
   )
 }
 
-/** The session from the tree, else the open one (a subagent opened from its card). */
-function summaryOf(state: ShellState, sessionId: string): SessionSummary | undefined {
-  const listed = state.sessions.find((s) => s.id === sessionId)
-  if (listed) return listed
+/** The session's title from the tree, else from the open session (a subagent opened from its card). */
+function titleOf(state: ShellState, sessionId: string): string {
   const open = state.feed?.session
-  return open?.id === sessionId ? open : undefined
+  const known =
+    state.sessions.find((s) => s.id === sessionId) ?? (open?.id === sessionId ? open : undefined)
+  return known ? sessionTitle(known) : 'Untitled session'
 }
 
 function failureWords(error: BridgeError): string {
