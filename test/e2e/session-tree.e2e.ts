@@ -155,6 +155,7 @@ test('Shift+F10 or the Menu key opens the row menu: Fork, Rename, Delete by keyb
     'RenameF2',
     'Fork',
     'Restore files to here',
+    'Export…',
     'DeleteDelete',
   ])
   await expect(menu.getByRole('menuitem', { name: 'Rename' })).toBeFocused()

@@ -65,6 +65,7 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
     sidebar: { isOpen: true, isSheetOpen: false },
     isImportOpen: false,
     restore: undefined,
+    exportSessionId: undefined,
     notice: undefined,
 
     async start() {
@@ -256,6 +257,14 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
 
     closeRestore() {
       set({ restore: undefined })
+    },
+
+    setExportSession(sessionId) {
+      set(
+        sessionId === undefined
+          ? { exportSessionId: undefined }
+          : { exportSessionId: sessionId, sidebar: { ...get().sidebar, isSheetOpen: false } },
+      )
     },
 
     toggleDrawer() {

@@ -89,6 +89,8 @@ export interface ShellState {
   readonly isImportOpen: boolean
   /** What the "Restore files" dialog was asked to do, while it is open. */
   readonly restore: RestoreRequest | undefined
+  /** The session "Export…" is open for, if any (kept here for the same reason). */
+  readonly exportSessionId: string | undefined
   /** The last action that failed, said in words for a dismissible alert. */
   readonly notice: string | undefined
 
@@ -123,6 +125,8 @@ export interface ShellState {
   /** Opens "Restore files" (or replaces what it shows: the done screen's "Undo restore"). */
   readonly openRestore: (request: RestoreRequest) => void
   readonly closeRestore: () => void
+  /** Opens "Export…" for a session, or closes it; opening closes the sessions sheet too. */
+  readonly setExportSession: (sessionId: string | undefined) => void
   readonly setEndpointsConfigured: () => void
   readonly dismissNotice: () => void
 }

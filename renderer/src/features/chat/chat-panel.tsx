@@ -1,8 +1,10 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
+import { Download } from 'lucide-react'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { ApprovalRequest } from '../../../../protocol/contract'
 import { callKey } from '../../state/event-selectors'
 import { useShell } from '../../state/shell-context'
+import { IconButton } from '../../ui/icon-button'
 import type { SessionPanelProps } from '../feed'
 import { ApprovalPrompt } from './approval-prompt'
 import { ChatRow } from './chat-row'
@@ -36,6 +38,7 @@ export function ChatPanel({
 }: SessionPanelProps) {
   const items = useChatItems(feed)
   const sessionId = feed.session.id
+  const setExportSession = useShell((s) => s.setExportSession)
   // Opened cards stay open when virtualisation unmounts and remounts them; per session.
   const rowState = useMemo(() => new Map<string, unknown>(), [sessionId])
   const eventsNow = useRef(feed.events)
@@ -126,6 +129,14 @@ export function ChatPanel({
           )}
           <CodeModeSwitch api={api} sessionId={sessionId} events={feed.events} />
           <ContextMeter tokens={promptTokens} window={contextWindow} />
+          <IconButton
+            className="ghost chat-export"
+            isLabelShown
+            icon={<Download size={14} aria-hidden="true" />}
+            label="Export…"
+            hint="Save this session as an HTML page or a Markdown file"
+            onClick={() => setExportSession(sessionId)}
+          />
         </div>
         <CutBanner sessionId={sessionId} events={feed.events} onShowPanel={onShowPanel} />
         {keyError !== undefined && (

@@ -1,3 +1,4 @@
-/** What the sessions feature offers the rest of the renderer: the sidebar (picker, search, tree) and "Import…". */
+/** What the sessions feature offers the rest of the renderer: the sidebar (picker, search, tree), "Import…" and "Export…". */
 export { Sidebar } from './sidebar'
 export { ImportDialog } from './import-dialog'
+export { ExportDialog } from './export-dialog'

@@ -7,7 +7,7 @@ import { ShellContext } from '../../state/shell-context'
 import { createShellStore } from '../../state/shell-store'
 import { HelpOverlay } from '../help'
 import { RestoreDialog } from '../restore'
-import { ImportDialog } from '../sessions'
+import { ExportDialog, ImportDialog } from '../sessions'
 import { ShellLayout } from './layout'
 import { useShellActions } from './shell-keys'
 
@@ -47,6 +47,7 @@ function ShellBody() {
       <HelpOverlay isOpen={isHelpOpen} onOpenChange={setHelpOpen} />
       <ImportDialog />
       <RestoreDialog />
+      <ExportDialog />
     </>
   )
 }
