@@ -3,7 +3,7 @@
  * create files; "Restore files to here" on turn 1's end in the timeline shows what it will do and
  * puts turn 1's files back; a file changed by hand stops "Undo restore" with the drift warning,
  * and "Undo anyway" brings the latest files back. Edit offers to restore first and does it in the
- * fork; the tree's row menu restores a session's own end state.
+ * fork; the tree's row menu restores a session's own end state, and a fork's banner its point.
  * Screenshots: test-results/restore-{plan,drift}-{1440,1024}-{light,dark}.png.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -184,4 +184,17 @@ test("Edit offers to restore the files first, in the fork; the tree restores a s
   await expect(dialog.getByRole('status')).toHaveText('Files restored: 2 files put back.')
   expect(read('notes.md')).toBe('second\n')
   expect(read('extra.md')).toBe('extra\n')
+  await dialog.getByRole('button', { name: 'Done' }).click()
+
+  // The fork's banner offers its fork point: the parent's later files go again.
+  const banner = chat.getByRole('note', { name: 'Fork origin' })
+  await banner.getByRole('button', { name: 'Restore files to the fork point' }).click()
+  const toPoint = page.getByRole('dialog', { name: 'Restore files' })
+  await expect(toPoint).toContainText('at the fork point')
+  await toPoint.getByRole('button', { name: 'Restore files' }).click()
+  await expect(toPoint.getByRole('status')).toHaveText(
+    'Files restored: 1 file put back, 1 removed.',
+  )
+  expect(read('notes.md')).toBe('first\n')
+  expect(existsSync(file('extra.md'))).toBe(false)
 })

@@ -154,6 +154,11 @@ export class FileHistory {
     return { kind: 'unknown', reason: 'the history says nothing of it at that point' }
   }
 
+  /** Whether the history says anything of `path` at or before `seq` (else a later turn may). */
+  hasSeen(path: string, seq: number): boolean {
+    return (this.byPath.get(path) ?? []).some((observation) => observation.seq <= seq)
+  }
+
   /** The content the session last saw: the state after its last event. */
   latest(path: string): FileState {
     return this.stateAt(path, Number.MAX_SAFE_INTEGER)

@@ -121,10 +121,19 @@ export async function restoreFiles(
   const history = FileHistory.of(session.slice(), (childId) => ownEvents(opts.store, childId))
   const skipped: Skipped[] = []
   const wanted: { path: string; abs: string; to: Change['to']; lastSeen: FileState }[] = []
-  for (const path of history.paths()) {
+  // Files other branches of the conversation changed held, at a point this history says
+  // nothing of, what those branches first found there.
+  const baselines = branchBaselines(opts.store, session.id)
+  const ownPaths = new Set(history.paths())
+  const paths = [...new Set([...ownPaths, ...baselines.keys()])].sort()
+  for (const path of paths) {
     const abs = allowedPath(root, path, skipped)
     if (abs === undefined) continue
-    const to = history.stateAt(path, toSeq)
+    const told = history.stateAt(path, toSeq)
+    const to =
+      told.kind === 'unknown' && !history.hasSeen(path, toSeq)
+        ? (baselines.get(path) ?? told)
+        : told
     if (to.kind === 'unknown') {
       skipped.push({ path, reason: to.reason })
       continue
@@ -133,22 +142,8 @@ export async function restoreFiles(
       skipped.push({ path, reason: `its copy ${to.hash} is missing from the data folder` })
       continue
     }
-    wanted.push({ path, abs, to, lastSeen: history.latest(path) })
-  }
-  // Files only other branches of the conversation changed: at any point of this one they held
-  // what those branches first found there.
-  for (const [path, to] of branchBaselines(opts.store, session.id, new Set(history.paths()))) {
-    const abs = allowedPath(root, path, skipped)
-    if (abs === undefined) continue
-    if (to.kind === 'unknown') {
-      skipped.push({ path, reason: to.reason })
-      continue
-    }
-    if (to.kind === 'file' && !opts.snapshots.has(to.hash)) {
-      skipped.push({ path, reason: `its copy ${to.hash} is missing from the data folder` })
-      continue
-    }
-    wanted.push({ path, abs, to, lastSeen: to })
+    const lastSeen = ownPaths.has(path) ? history.latest(path) : to
+    wanted.push({ path, abs, to, lastSeen })
   }
   const projectLatest = latestInProject(opts.store, opts.projectDir)
   return apply(session, opts, skipped, wanted, projectLatest, (changes, drifted) => ({
@@ -417,16 +412,12 @@ function ownEvents(store: Store, sessionId: string): LogEvent[] | undefined {
 
 /**
  * The files that other branches of the session's conversation (its tree: the root, its forks and
- * their forks, subagents included) changed in their own events but this session's history never
- * touched, each with the content the earliest such branch found before its first change: what
- * the file held at every point of this session (which branched off before, or never saw it).
+ * their forks, subagents included) changed in their own events, each with the content the
+ * earliest such branch found before its first change: what the file held at the points of this
+ * session's history that say nothing of it (it branched off before, or never saw the file).
  * A branch whose log cannot be read vouches for nothing and is left out.
  */
-function branchBaselines(
-  store: Store,
-  sessionId: string,
-  known: ReadonlySet<string>,
-): Map<string, FileState> {
+function branchBaselines(store: Store, sessionId: string): Map<string, FileState> {
   const rows = store.listTree({ includeDeleted: true })
   const byId = new Map(rows.map((row) => [row.id, row]))
   const rootOf = (id: string): string => {
@@ -452,7 +443,6 @@ function branchBaselines(
         if (!firstAt.has(entry.path)) firstAt.set(entry.path, event.at)
     }
     for (const [path, at] of firstAt) {
-      if (known.has(path)) continue
       const seen = earliest.get(path)
       // Before the branch's first event: the content it found before it first changed the file.
       if (seen === undefined || at < seen.at)

@@ -179,6 +179,14 @@ describe('restoreFiles', () => {
       expect(await undoRestore(fork, options())).toMatchObject({ ok: true })
       expect(read('c.md')).toBe('changed\n')
       expect(read('b.md')).toBe('b\n')
+      // Now the fork's own log names b.md (its restore and undo, after the point): the point
+      // itself still says nothing of it, so the other branches' baseline still holds.
+      expect(await restoreFiles(fork, t1, options())).toMatchObject({
+        ok: true,
+        removed: ['b.md'],
+        skipped: [],
+      })
+      expect(existsSync(join(project, 'b.md'))).toBe(false)
     } finally {
       fork.close()
     }
