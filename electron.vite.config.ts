@@ -1,4 +1,5 @@
-import { resolve } from 'node:path'
+import { chmodSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'electron-vite'
 import type { Plugin } from 'vite'
@@ -25,21 +26,53 @@ function cspMeta(): Plugin {
   }
 }
 
+/**
+ * Makes the built `bridle` command executable (its first line is `#!/usr/bin/env node`): npm
+ * runs a package's own bin as a program, and the bundler writes files without the x bit.
+ */
+function executableBin(fileName: string): Plugin {
+  return {
+    name: 'bridle-executable-bin',
+    apply: 'build',
+    writeBundle(options) {
+      if (options.dir !== undefined) chmodSync(join(options.dir, fileName), 0o755)
+    },
+  }
+}
+
 export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
+      // Pure-JS packages are bundled: loading one file is far cheaper than resolving the hundreds
+      // of modules they span (openai alone is 236), which was most of the CLI's start-up. Native
+      // and WebAssembly packages (better-sqlite3, web-tree-sitter, quickjs-emscripten) and those
+      // that find files beside themselves stay external.
+      externalizeDeps: {
+        exclude: [
+          'openai',
+          'zod',
+          '@modelcontextprotocol/sdk',
+          'micromark',
+          'micromark-extension-gfm',
+          'jsonrepair',
+          'diff',
+        ],
+      },
       rolldownOptions: {
         input: {
           index: r('main/index.ts'),
           // Code mode's worker thread, found by main/core/tools/code/sandbox.ts next to index.js.
           'code-worker': r('main/core/tools/code/worker.ts'),
+          // The `bridle` command (package.json "bin"): the CLI, bundled like the app's main.
+          cli: r('main/cli/bin.ts'),
         },
         // Every file of the main bundle in one folder, chunks too: the code that starts the
         // worker finds it beside its own file, wherever the bundler puts that code.
         output: { chunkFileNames: '[name]-[hash].js' },
       },
     },
+    plugins: [executableBin('cli.js')],
   },
   preload: {
     build: {

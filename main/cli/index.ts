@@ -23,11 +23,11 @@ Options for every command:
   -v, --version             Print the version.
 
 Examples:
-  npm run bridle -- run --base-url http://127.0.0.1:11434/v1 --model qwen3:8b "what does this repo do?"
-  npm run bridle -- info
-  npm run bridle -- serve --port 0
-  npm run bridle -- export 3f2a... --out session.jsonl
-  npm run bridle -- import session.jsonl
+  bridle run --base-url http://127.0.0.1:11434/v1 --model qwen3:8b "what does this repo do?"
+  bridle info
+  bridle serve --port 0
+  bridle export 3f2a... --out session.jsonl
+  bridle import session.jsonl
 `
 
 /** Where the help's descriptions start, and the column their lines end by. */
@@ -46,13 +46,14 @@ async function main(argv: string[]): Promise<number> {
     strict: true,
     options: OPTIONS,
   })
+  // `bridle --version` names no command: asked before the help, which no command means.
+  if (values.version) {
+    process.stdout.write(`${readVersion()}\n`)
+    return 0
+  }
   const name = positionals[0] ?? 'help'
   if (values.help || name === 'help') {
     process.stdout.write(helpText())
-    return 0
-  }
-  if (values.version) {
-    process.stdout.write(`${readVersion()}\n`)
     return 0
   }
   const home = values.home ?? resolveHome(process.env)

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { benchBridge } from './bridge-bench.js'
 import { browserBenchUnavailable } from './browser.js'
 import { benchChat } from './chat-bench.js'
+import { benchCli } from './cli-bench.js'
 import { benchCodeMode } from './code-mode-bench.js'
 import { printFigures } from './figures.js'
 import type { Figure } from './figures.js'
@@ -21,6 +22,7 @@ const started = performance.now()
 const figures: Figure[] = [
   ...(await benchLog()),
   ...(await benchLoop()),
+  ...(await benchCli()),
   ...(await benchBridge()),
   ...(await benchTokens()),
   ...(await benchLocalModels()),

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+/**
+ * The `bridle` command's entry (package.json "bin", built to out/main/cli.js). It turns on Node's
+ * compile cache before the CLI's code is loaded, so every start after the first skips compiling
+ * the bundle (most of a start's CPU), then runs the CLI (`index.ts`). The cache lives in the
+ * user's own cache folder, created owner-only: compiled code from a folder others can write to
+ * would run as this user. Without it (an older Node, a read-only home) the CLI runs as before.
+ */
+import { mkdirSync } from 'node:fs'
+import { enableCompileCache } from 'node:module'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+
+try {
+  const base = process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache')
+  const dir = join(base, 'bridle', 'compile-cache')
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  enableCompileCache(dir)
+} catch {
+  // Only a speed-up: a start without the cache compiles as usual.
+}
+await import('./index.js')

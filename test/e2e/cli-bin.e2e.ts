@@ -1,0 +1,104 @@
+/**
+ * The `bridle` command as installed: package.json's bin is the bundle `npm run build` (and
+ * `npm install`, through `prepare`) writes to out/main/cli.js, and it runs in plain Node without
+ * tsx. `npx bridle` finds it in this checkout; a turn through the bundle reaches the pieces that
+ * load files beside their own modules (the bash parser's WebAssembly, the code-mode worker).
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, test } from '@playwright/test'
+import { chatRequests, startModelServer } from '../fixtures/model-server/server'
+
+const repoRoot = join(import.meta.dirname, '..', '..')
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  version: string
+  bin: Record<string, string>
+}
+
+function run(
+  command: string,
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    child.once('close', (status) => resolve({ status, stdout, stderr }))
+  })
+}
+
+test('npx bridle runs the bundled bin: its version and help', async () => {
+  expect(pkg.bin['bridle']).toBe('out/main/cli.js')
+  const version = await run('npx', ['--no-install', 'bridle', '--version'])
+  expect(version.status).toBe(0)
+  expect(version.stdout).toBe(`${pkg.version}\n`)
+  const help = await run('npx', ['--no-install', 'bridle', '--help'])
+  expect(help.status).toBe(0)
+  expect(help.stdout).toContain('Usage: bridle <command> [options]')
+  expect(help.stdout).toContain('  bridle run --base-url')
+})
+
+test('a turn through the bundle: a bash command and a code-mode program', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bridle-bin-'))
+  const project = join(dir, 'project')
+  mkdirSync(project)
+  writeFileSync(join(project, 'README.md'), 'Read through the bundle.\n')
+  const server = await startModelServer({
+    script: [
+      {
+        steps: [
+          {
+            toolCall: {
+              name: 'bash',
+              args: JSON.stringify({ command: 'echo from-the-bundle > out.txt' }),
+            },
+          },
+          { finish: 'tool_calls' },
+        ],
+      },
+      {
+        steps: [
+          {
+            toolCall: {
+              name: 'run_code',
+              args: JSON.stringify({ code: "return await tools.read({ path: 'README.md' })" }),
+            },
+          },
+          { finish: 'tool_calls' },
+        ],
+      },
+      'Both done.',
+    ],
+  })
+  try {
+    const result = await run(process.execPath, [
+      join(repoRoot, pkg.bin['bridle'] ?? ''),
+      'run',
+      '--home',
+      join(dir, 'home'),
+      '--project',
+      project,
+      '--base-url',
+      server.url,
+      '--model',
+      'scripted',
+      '--approval',
+      'full-auto',
+      '--code-mode',
+      'Write a file, then read the README in code.',
+    ])
+    expect(result.stderr).not.toContain('Error')
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain('Both done.')
+    expect(readFileSync(join(project, 'out.txt'), 'utf8')).toBe('from-the-bundle\n')
+    // The program's result (the README, read by an inner call) reached the next request.
+    expect(JSON.stringify(chatRequests(server).at(-1)?.body)).toContain('Read through the bundle.')
+  } finally {
+    await server.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
