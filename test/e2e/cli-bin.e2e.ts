@@ -2,13 +2,15 @@
  * The `bridle` command as installed: package.json's bin is the bundle `npm run build` (and
  * `npm install`, through `prepare`) writes to out/main/cli.js, and it runs in plain Node without
  * tsx. `npx bridle` finds it in this checkout; a turn through the bundle reaches the pieces that
- * load files beside their own modules (the bash parser's WebAssembly, the code-mode worker).
+ * load files beside their own modules (the bash parser's WebAssembly, the code-mode worker), and
+ * the MCP SDK, bundled, still starts a stdio server.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
+import { fixtureServer } from '../fixtures/mcp-server/index'
 import { chatRequests, startModelServer } from '../fixtures/model-server/server'
 
 const repoRoot = join(import.meta.dirname, '..', '..')
@@ -100,5 +102,31 @@ test('a turn through the bundle: a bash command and a code-mode program', async 
   } finally {
     await server.close()
     rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('the bundle speaks MCP: a stdio server of config.json is listed running with its tools', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'bridle-bin-mcp-'))
+  try {
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({ mcpServers: { fixture: fixtureServer() } }),
+    )
+    const listed = await run(process.execPath, [
+      join(repoRoot, pkg.bin['bridle'] ?? ''),
+      'mcp',
+      'list',
+      '--json',
+      '--home',
+      home,
+      '--project',
+      home,
+    ])
+    expect(listed.stderr).toBe('')
+    expect(listed.status).toBe(0)
+    expect(listed.stdout).toContain('"fixture"')
+    expect(listed.stdout).toContain('echo')
+  } finally {
+    rmSync(home, { recursive: true, force: true })
   }
 })
