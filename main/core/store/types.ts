@@ -10,8 +10,6 @@ import type { EventHead } from '../../../protocol/events.js'
 export interface EventRow extends EventHead {
   readonly sessionId: string
   readonly data: string
-  /** Text for full-text search (user text, assistant text, tool output), or undefined. */
-  readonly searchText?: string | undefined
 }
 
 export interface SessionRow {
