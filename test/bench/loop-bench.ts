@@ -68,8 +68,10 @@ export async function benchLoop(): Promise<Figure[]> {
       prompt: () => [{ name: 'identity', text: 'bench' }],
       limits: { maxSteps: steps + 1 },
     })
+    const before = store.counters()
     agent.send({ requestId: 'r1', text: 'go' })
     await agent.runUntilIdle()
+    const after = store.counters()
     const median = percentile(stepTimes.slice(5), 50)
     figures.push(
       figure(
@@ -80,6 +82,20 @@ export async function benchLoop(): Promise<Figure[]> {
           text: '< 5 ms',
           isMet: median < 5,
         },
+      ),
+    )
+    const fsyncsPerStep = (after.syncedCommits - before.syncedCommits) / steps
+    figures.push(
+      figure('fsyncs per step (store counters, 100 one-call steps)', fsyncsPerStep, 'fsyncs', {
+        text: '<= 1 (issue 21: one fsync where there were 2-3)',
+        isMet: fsyncsPerStep <= 1,
+      }),
+    )
+    figures.push(
+      figure(
+        '  commits per step, fsync-free index batches included',
+        (after.commits - before.commits) / steps,
+        'commits',
       ),
     )
     session.close()

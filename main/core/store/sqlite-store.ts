@@ -8,6 +8,7 @@ import type { StoreFault } from './fault.js'
 import { classifyStoreFailure } from './failures.js'
 import { EventReader, segmentsOf } from './history.js'
 import { SessionLocks } from './locks.js'
+import { userVersion } from './migrations.js'
 import { openDatabase } from './open.js'
 import type { PragmaReport } from './pragmas.js'
 import { readPragmas } from './pragmas.js'
@@ -94,8 +95,8 @@ export class SqliteStore implements Store {
   private indexTimer: NodeJS.Timeout | undefined
   /** Sessions this connection appended to since the search index last caught up. */
   private readonly unindexed = new Set<string>()
-  /** Set while the index batch commits: it skips the fsync (see indexNow). */
-  private isLazyWrite = false
+  /** Whether a commit since the last synced one skipped its fsync (what `sync()` makes good). */
+  private hasUnsyncedCommits = false
   private readonly totalChanges: Database.Statement<[], number>
   private counts = { commits: 0, syncedCommits: 0 }
   /** The connection's busy_timeout as last set (openDatabase sets the default). */
@@ -129,16 +130,22 @@ export class SqliteStore implements Store {
   write<T>(body: () => T, opts: WriteOptions = {}): T {
     const isOutermost = !this.db.inTransaction
     const wait = opts.busyWaitMs ?? DEFAULT_BUSY_TIMEOUT_MS
+    const isSynced = !isOutermost || (opts.isSynced ?? true)
     if (isOutermost) this.waitForLocks(wait)
+    // The connection rests at synchronous=FULL (docs/ARCHITECTURE.md 3.1); an unsynced write
+    // lowers it for its own commit only.
+    if (!isSynced) this.db.pragma('synchronous = NORMAL')
     const changesBefore = isOutermost ? this.totalChanges.get() : 0
     let result: T
     try {
       result = this.transaction.immediate(body) as T
     } catch (error) {
       throw classifyStoreFailure(error, this.path, wait) ?? error
+    } finally {
+      if (!isSynced) this.db.pragma('synchronous = FULL')
     }
     if (isOutermost) {
-      if (this.totalChanges.get() !== changesBefore) this.countCommit()
+      if (this.totalChanges.get() !== changesBefore) this.countCommit(isSynced)
       this.scheduleCheckpoint()
       this.indexSoon()
     }
@@ -150,9 +157,19 @@ export class SqliteStore implements Store {
     return { ...this.counts }
   }
 
-  private countCommit(): void {
+  sync(): void {
+    if (!this.hasUnsyncedCommits) return
+    // A synced commit needs a page to write: the header's user_version, set to what it is.
+    this.write(() => this.db.pragma(`user_version = ${userVersion(this.db)}`))
     this.counts.commits++
-    if (!this.isLazyWrite) this.counts.syncedCommits++
+    this.counts.syncedCommits++
+    this.hasUnsyncedCommits = false
+  }
+
+  private countCommit(isSynced: boolean): void {
+    this.counts.commits++
+    if (isSynced) this.counts.syncedCommits++
+    this.hasUnsyncedCommits = !isSynced
   }
 
   /**
@@ -199,20 +216,19 @@ export class SqliteStore implements Store {
    * wait for another program's lock (`busyWaitMs` 0): the index must never block the loop.
    */
   private indexNow(sessionIds: Iterable<string> | undefined, busyWaitMs: number): void {
-    // synchronous cannot change inside a transaction; the caller's commit schedules a batch.
+    // The caller's own commit schedules a batch after it.
     if (!this.db.open || this.db.inTransaction) return
     const ids = sessionIds === undefined ? undefined : [...sessionIds]
     this.unindexed.clear()
-    this.db.pragma('synchronous = NORMAL')
-    this.isLazyWrite = true
+    // The index needs no fsync of its own, so it leaves `sync()` nothing to do for it.
+    const hadUnsyncedCommits = this.hasUnsyncedCommits
     try {
-      this.write(() => this.index.catchUp(ids), { busyWaitMs })
+      this.write(() => this.index.catchUp(ids), { busyWaitMs, isSynced: false })
     } catch {
       // Nothing is lost: the rows stay above their sessions' marks until a later batch.
       for (const id of ids ?? []) this.unindexed.add(id)
     } finally {
-      this.isLazyWrite = false
-      this.db.pragma('synchronous = FULL')
+      this.hasUnsyncedCommits = hadUnsyncedCommits
     }
     this.indexSoon()
   }
