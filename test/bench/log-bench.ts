@@ -17,6 +17,8 @@ import { figure, percentile, time } from './figures.js'
 import type { Figure } from './figures.js'
 
 const BIG = 100_000
+/** Longer than the store's idle checkpoint delay (500 ms), so that it has run. */
+const IDLE_CHECKPOINT_WAIT_MS = 800
 
 /** One complete turn of 23 events: two steps, streamed chunks, two tool calls. */
 function appendTurn(session: Session, n: number, headerSeq: number): void {
@@ -148,26 +150,42 @@ export async function benchLog(): Promise<Figure[]> {
 
     const store = openStore(databasePath(dir))
     const small = Session.create(store, { projectDir: '/bench' })
-    const appendSamples: number[] = []
-    for (let i = 0; i < 200; i++) {
-      const t = performance.now()
-      small.append('session/title', { title: 't'.repeat(250) })
-      small.flushSync()
-      appendSamples.push(performance.now() - t)
+    const durableAppends = () => {
+      const samples: number[] = []
+      for (let i = 0; i < 200; i++) {
+        const t = performance.now()
+        small.append('session/title', { title: 't'.repeat(250) })
+        small.flushSync()
+        samples.push(performance.now() - t)
+      }
+      return samples
     }
+    // A fresh WAL grows with every commit (the file system allocates blocks on each fsync);
+    // once the idle checkpoint has run, later commits reuse its space, as they do in a running
+    // app, where a checkpoint follows every pause of half a second.
+    const freshSamples = durableAppends()
+    await new Promise((resolve) => setTimeout(resolve, IDLE_CHECKPOINT_WAIT_MS))
+    const appendSamples = durableAppends()
     const appendP50 = percentile(appendSamples, 50)
     figures.push(
       figure('durable append of one event (append+flush), p50', appendP50, 'ms', {
-        text: `<= 2x raw fsync p50 (${(2 * fsyncP50).toFixed(3)} ms)`,
-        isMet: appendP50 <= 2 * fsyncP50,
+        text: `<= 1.5x raw fsync p50 (${(1.5 * fsyncP50).toFixed(3)} ms)`,
+        isMet: appendP50 <= 1.5 * fsyncP50,
       }),
     )
+    figures.push(figure('  ratio to the raw fsync', appendP50 / fsyncP50, 'x'))
     figures.push(
       figure(
         'durable append of one event (append+flush), p99',
         percentile(appendSamples, 99),
         'ms',
       ),
+    )
+    const freshP50 = percentile(freshSamples, 50)
+    figures.push(
+      figure('  the same in a fresh store, its WAL growing, p50', freshP50, 'ms', undefined, {
+        description: `${(freshP50 / fsyncP50).toFixed(2)}x the raw fsync`,
+      }),
     )
 
     // Throughput: a warm-up run (JIT, page cache), then the median of three runs of 20 commits.

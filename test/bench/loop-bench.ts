@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +9,7 @@ import { fullAutoTools } from '../fixtures/pipeline.js'
 import { Session } from '../../main/core/log/index.js'
 import type { ModelAdapter, StreamPart } from '../../main/core/models/types.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
+import type { SqliteStore } from '../../main/core/store/index.js'
 import { figure, percentile } from './figures.js'
 import type { Figure } from './figures.js'
 
@@ -23,6 +25,23 @@ function instantModel(script: (requestIndex: number) => StreamPart[]): ModelAdap
       await Promise.resolve()
       yield* script(index++)
     },
+  }
+}
+
+/**
+ * The database's size in use, as pages: what the log and its index hold, WAL included, free
+ * pages left out. Searching first makes the background index batch catch up.
+ */
+function storedBytes(store: SqliteStore): number {
+  store.search('catch up', { limit: 1 })
+  const db = new Database(store.path, { readonly: true })
+  try {
+    const pages =
+      (db.pragma('page_count', { simple: true }) as number) -
+      (db.pragma('freelist_count', { simple: true }) as number)
+    return pages * (db.pragma('page_size', { simple: true }) as number)
+  } finally {
+    db.close()
   }
 }
 
@@ -68,8 +87,12 @@ export async function benchLoop(): Promise<Figure[]> {
       prompt: () => [{ name: 'identity', text: 'bench' }],
       limits: { maxSteps: steps + 1 },
     })
+    const before = store.counters()
+    const bytesBefore = storedBytes(store)
     agent.send({ requestId: 'r1', text: 'go' })
     await agent.runUntilIdle()
+    const after = store.counters()
+    const bytesPerStep = (storedBytes(store) - bytesBefore) / steps
     const median = percentile(stepTimes.slice(5), 50)
     figures.push(
       figure(
@@ -81,6 +104,26 @@ export async function benchLoop(): Promise<Figure[]> {
           isMet: median < 5,
         },
       ),
+    )
+    const fsyncsPerStep = (after.syncedCommits - before.syncedCommits) / steps
+    figures.push(
+      figure('fsyncs per step (store counters, 100 one-call steps)', fsyncsPerStep, 'fsyncs', {
+        text: '<= 1 (issue 21: one fsync where there were 2-3)',
+        isMet: fsyncsPerStep <= 1,
+      }),
+    )
+    figures.push(
+      figure(
+        '  commits per step, fsync-free index batches included',
+        (after.commits - before.commits) / steps,
+        'commits',
+      ),
+    )
+    figures.push(
+      figure('bytes stored per step (database pages, search index included)', bytesPerStep, 'B', {
+        text: '<= 2,500 B (issue 21)',
+        isMet: bytesPerStep <= 2500,
+      }),
     )
     session.close()
 

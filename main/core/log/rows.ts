@@ -1,4 +1,3 @@
-import { searchTextOf } from '../store/search-text.js'
 import type { EventRow } from '../store/types.js'
 import { LogError } from './errors.js'
 import { EVENT_VERSION, eventData, isEventType } from '../../../protocol/events.js'
@@ -66,6 +65,5 @@ export function eventToRow(sessionId: string, event: LogEvent, text: string): Ev
     step: event.step,
     at: event.at,
     data: text,
-    searchText: searchTextOf(event.type, event.data),
   }
 }

@@ -120,7 +120,9 @@ interface BusyWait {
  * One session's log, open in this process. `append` validates an event, gives it the next seq,
  * freezes it and updates the projections (lifecycle, surface, inbox) at once; the rows are
  * committed together at the end of the tick (group commit), and listeners hear of each event
- * only after its commit. `flush()` commits now and resolves once the rows are durable. If a
+ * only after its commit. That background commit skips the fsync: its rows survive a crash of
+ * the process at once, and a power loss once the next `flush()` (which commits now and resolves
+ * once the rows are durable) has paid one fsync for everything before it. If a
  * commit fails, every projection returns to where it was before the batch, and the next
  * `append` or flush throws the failure (so nothing is built on events that are gone). While
  * another program holds the database's write lock, commits are retried asynchronously for
@@ -316,16 +318,24 @@ export class Session {
    * failed; the failed events are gone from memory as well as from disk. For a store failure
    * (`isStoreFailure(error.cause)`) the message is the store's sentence for the user. While
    * another program holds the write lock it waits (without blocking) and retries.
+   *
+   * `isSynced: false` commits without the fsync: when it resolves the rows survive a crash of
+   * this process (they are in the WAL) and listeners have heard of them, but a power loss may
+   * still take them until the next synced flush, which covers them with its one fsync. For a
+   * record whose loss could not mislead anyone about the world (the request about to be sent).
    */
-  async flush(): Promise<void> {
-    while (this.commit(true) === 'busy') await delay(this.retryDelay())
+  async flush(opts: { isSynced?: boolean } = {}): Promise<void> {
+    const isSynced = opts.isSynced ?? true
+    while (this.commit(true, isSynced) === 'busy') await delay(this.retryDelay())
     this.throwFailure()
+    if (isSynced) this.syncStore()
   }
 
   /** As `flush`, for callers that cannot wait: a held lock gets the store's busy_timeout only. */
   flushSync(): void {
-    this.commit(false)
+    this.commit(false, true)
     this.throwFailure()
+    this.syncStore()
   }
 
   /** Hears every event after it is committed, in seq order. Returns the disposer. */
@@ -530,9 +540,30 @@ export class Session {
 
   private commitInBackground(): void {
     this.isCommitScheduled = false
-    if (this.commit(true) !== 'busy' || this.isClosed) return
+    // Nobody waits for this commit, so it skips the fsync; the next flush pays one for all.
+    if (this.commit(true, false) !== 'busy' || this.isClosed) return
     this.isCommitScheduled = true
     this.retryTimer = setTimeout(() => this.commitInBackground(), this.retryDelay())
+  }
+
+  /**
+   * The fsync for commits that skipped theirs (background ones), when this flush had nothing
+   * of its own to commit. Their events are committed, so nothing is rolled back on failure.
+   */
+  private syncStore(): void {
+    try {
+      this.store.sync()
+    } catch (error) {
+      throw new LogError(
+        'WRITE_FAILED',
+        isStoreFailure(error)
+          ? error.message
+          : `session ${this.id}: committed events could not be made durable: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+        { cause: error },
+      )
+    }
   }
 
   /** Throws the failure of a commit that nobody has heard of yet, once. */
@@ -550,7 +581,7 @@ export class Session {
    * Any other failure, or giving up, rolls every projection back and keeps the failure for the
    * next append or flush.
    */
-  private commit(isPatient: boolean): 'done' | 'busy' {
+  private commit(isPatient: boolean, isSynced: boolean): 'done' | 'busy' {
     const batch = this.batch
     if (!batch) return 'done'
     this.batch = undefined
@@ -564,7 +595,7 @@ export class Session {
             messages: batch.messages,
             at: last?.at ?? this.clock(),
           }),
-        isBrief ? { busyWaitMs: COMMIT_BUSY_WAIT_MS } : {},
+        isBrief ? { busyWaitMs: COMMIT_BUSY_WAIT_MS, isSynced } : { isSynced },
       )
     } catch (error) {
       if (isPatient && isBusy(error) && this.keepWaiting()) {

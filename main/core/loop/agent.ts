@@ -521,7 +521,9 @@ export class Agent {
         ...(wire ? { wire } : {}),
       })
       const request = requestFromLog(session, start.seq)
-      await session.flush()
+      // Committed before it is sent; its fsync rides on the step's next barrier (the tool call
+      // or the turn's end): a request has no effect on the world that the log must vouch for.
+      await session.flush({ isSynced: false })
       this.opts.kernel?.emit(
         'loop/request',
         { session, request, startSeq: start.seq },

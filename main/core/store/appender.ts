@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3'
 import { eventParams } from './rows.js'
-import type { SearchIndex } from './search.js'
 import { noSuchSession } from './sessions.js'
 import type { EventRow } from './types.js'
 import { StoreError } from './types.js'
@@ -10,7 +9,9 @@ type EventParams = ReturnType<typeof eventParams>
 /**
  * The hot path: appends a batch of one session's rows with reused prepared statements, checks
  * the seq against the stored tail first (a stale writer fails loudly instead of leaving a gap,
- * docs/ARCHITECTURE.md 3.3), and updates the session's counters and the search index in the same transaction.
+ * docs/ARCHITECTURE.md 3.3), and updates the session's counters in the same transaction. The
+ * search index is not written here: it catches up in a batch of its own after the commit
+ * (SearchIndex.catchUp), so a durable append writes only the event's own pages.
  */
 export class EventAppender {
   private readonly nextSeqOf: Database.Statement<[string], number>
@@ -20,10 +21,7 @@ export class EventAppender {
     (sessionId: string, rows: readonly EventRow[], counts: { messages: number; at: number }) => void
   >
 
-  constructor(
-    private readonly db: Database.Database,
-    private readonly search: SearchIndex,
-  ) {
+  constructor(private readonly db: Database.Database) {
     this.nextSeqOf = db
       .prepare<[string], number>('SELECT next_seq FROM sessions WHERE id = ?')
       .pluck()
@@ -61,10 +59,7 @@ export class EventAppender {
     const expected = this.nextSeqOf.get(sessionId)
     if (expected === undefined) throw noSuchSession(sessionId)
     checkBatch(sessionId, rows, expected, counts)
-    for (const row of rows) {
-      this.insert.run(...eventParams(row))
-      if (row.searchText) this.search.add(sessionId, row.seq, row.searchText)
-    }
+    for (const row of rows) this.insert.run(...eventParams(row))
     this.bump.run(rows.length, expected + rows.length, counts.messages, counts.at, sessionId)
   }
 }

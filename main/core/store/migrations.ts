@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { searchTextOf } from './search-text.js'
+import { storedSearchText } from './search-text.js'
 import { StoreError } from './types.js'
 
 /**
@@ -62,7 +62,8 @@ CREATE TABLE session_locks (
 
 /**
  * The search index. It keys rows by (session_id, seq), not by the events rowid, because VACUUM
- * may renumber implicit rowids. Rows are written by appendEvents, in the append's transaction.
+ * may renumber implicit rowids. Since v4 rows are written in a background batch (search.ts), not
+ * in the append's transaction.
  */
 const V2_SCHEMA = `
 CREATE VIRTUAL TABLE events_fts USING fts5(
@@ -84,6 +85,17 @@ ALTER TABLE sessions ADD COLUMN spawned_by_call TEXT;
 CREATE INDEX sessions_by_spawner ON sessions(spawned_by, created_at);
 `
 
+/**
+ * The search index's high-water mark per session: seqs below `indexed_seq` are in events_fts.
+ * The index is written in a background batch after the append's commit (off the durable path),
+ * so after a crash the rows above the mark are indexed when the store opens. Every row stored so
+ * far was indexed by its append (v2, v3), so the mark starts at the end.
+ */
+const V4_SCHEMA = `
+ALTER TABLE sessions ADD COLUMN indexed_seq INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET indexed_seq = next_seq;
+`
+
 interface BackfillRow {
   session_id: string
   seq: number
@@ -102,22 +114,12 @@ function backfillSearch(db: Database.Database): void {
   for (;;) {
     const rows = page.all(last.session_id, last.session_id, last.seq)
     for (const row of rows) {
-      const text = searchTextOfStored(row)
+      const text = storedSearchText(row.type, row.data)
       if (text !== undefined) insert.run(row.session_id, row.seq, text)
     }
     const next = rows.at(-1)
     if (next === undefined) return
     last = next
-  }
-}
-
-function searchTextOfStored(row: BackfillRow): string | undefined {
-  try {
-    return searchTextOf(row.type, JSON.parse(row.data))
-  } catch {
-    // The index is derived and only serves search; an unparseable row is reported as CORRUPT
-    // by the log when the session is read, so the migration must not fail on it.
-    return undefined
   }
 }
 
@@ -140,6 +142,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: 'subagent lineage on sessions',
     up: (db) => db.exec(V3_SCHEMA),
+  },
+  {
+    version: 4,
+    description: 'search indexed in a background batch, with a high-water mark per session',
+    up: (db) => db.exec(V4_SCHEMA),
   },
 ]
 

@@ -1,8 +1,8 @@
 /**
  * The text of an event that full-text search indexes: what a person would look for later (their
  * own words, the assistant's answers, what tools printed). One implementation, used both by the
- * log layer when it builds rows and by the v2 migration's backfill, so old and new rows are
- * indexed alike.
+ * background batch that indexes new rows and by the v2 migration's backfill, so old and new rows
+ * are indexed alike.
  */
 
 /**
@@ -23,6 +23,17 @@ export function searchTextOf(type: string, data: unknown): string | undefined {
       return undefined
     default:
       return undefined
+  }
+}
+
+/** searchTextOf for a stored row, whose data is JSON text. */
+export function storedSearchText(type: string, data: string): string | undefined {
+  try {
+    return searchTextOf(type, JSON.parse(data))
+  } catch {
+    // The index is derived and only serves search; an unparseable row is reported as CORRUPT
+    // by the log when the session is read, so indexing must not fail on it.
+    return undefined
   }
 }
 

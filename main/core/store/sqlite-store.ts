@@ -8,6 +8,7 @@ import type { StoreFault } from './fault.js'
 import { classifyStoreFailure } from './failures.js'
 import { EventReader, segmentsOf } from './history.js'
 import { SessionLocks } from './locks.js'
+import { userVersion } from './migrations.js'
 import { openDatabase } from './open.js'
 import type { PragmaReport } from './pragmas.js'
 import { readPragmas } from './pragmas.js'
@@ -58,17 +59,30 @@ export function openStore(path: string, opts: StoreOptions = {}): SqliteStore {
   }
 }
 
-/**
- * The Store port on better-sqlite3: one connection, synchronous calls, BEGIN IMMEDIATE writes.
- * Construct it through `openStore`, which does the file checks, pragmas and migrations.
- */
 /** The WAL is checkpointed this long after the last write. */
 const IDLE_CHECKPOINT_MS = 500
+/**
+ * The search index catches up this long after the first append it has not seen: a step's
+ * events are indexed in one batch, and a search in between catches up first anyway.
+ */
+const INDEX_DELAY_MS = 200
 /** The inline checkpoint backstop: about 40 MB of WAL at 4 KB pages. */
 const WAL_AUTOCHECKPOINT_PAGES = 10_000
 /** After a checkpoint the WAL file is truncated back to at most this size. */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024
 
+/** What the store has committed since it opened (for the bench and tests). */
+export interface StoreCounters {
+  /** Outermost write transactions that changed something. */
+  readonly commits: number
+  /** Those of them committed with synchronous=FULL: each paid one fsync of the WAL. */
+  readonly syncedCommits: number
+}
+
+/**
+ * The Store port on better-sqlite3: one connection, synchronous calls, BEGIN IMMEDIATE writes.
+ * Construct it through `openStore`, which does the file checks, pragmas and migrations.
+ */
 export class SqliteStore implements Store {
   private readonly sessions: SessionTable
   private readonly reader: EventReader
@@ -78,6 +92,13 @@ export class SqliteStore implements Store {
   private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>
   private readonly fault: ArmedFault | undefined
   private idleCheckpoint: NodeJS.Timeout | undefined
+  private indexTimer: NodeJS.Timeout | undefined
+  /** Sessions this connection appended to since the search index last caught up. */
+  private readonly unindexed = new Set<string>()
+  /** Whether a commit since the last synced one skipped its fsync (what `sync()` makes good). */
+  private hasUnsyncedCommits = false
+  private readonly totalChanges: Database.Statement<[], number>
+  private counts = { commits: 0, syncedCommits: 0 }
   /** The connection's busy_timeout as last set (openDatabase sets the default). */
   private busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS
 
@@ -91,7 +112,7 @@ export class SqliteStore implements Store {
     this.sessions = new SessionTable(db)
     this.reader = new EventReader(db)
     this.index = new SearchIndex(db)
-    this.appender = new EventAppender(db, this.index)
+    this.appender = new EventAppender(db)
     this.locks = new SessionLocks(db, clock)
     // better-sqlite3 turns a call made inside another transaction into a savepoint, which gives
     // write() its nesting contract; a body that returns a promise is refused by the library.
@@ -101,20 +122,54 @@ export class SqliteStore implements Store {
     // pause, and the inline threshold is only a backstop for a writer that never pauses.
     db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
+    this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck()
+    // What a crash (or another process's crash) left unindexed.
+    this.indexNow(undefined, DEFAULT_BUSY_TIMEOUT_MS)
   }
 
   write<T>(body: () => T, opts: WriteOptions = {}): T {
     const isOutermost = !this.db.inTransaction
     const wait = opts.busyWaitMs ?? DEFAULT_BUSY_TIMEOUT_MS
+    const isSynced = !isOutermost || (opts.isSynced ?? true)
     if (isOutermost) this.waitForLocks(wait)
+    // The connection rests at synchronous=FULL (docs/ARCHITECTURE.md 3.1); an unsynced write
+    // lowers it for its own commit only.
+    if (!isSynced) this.db.pragma('synchronous = NORMAL')
+    const changesBefore = isOutermost ? this.totalChanges.get() : 0
     let result: T
     try {
       result = this.transaction.immediate(body) as T
     } catch (error) {
       throw classifyStoreFailure(error, this.path, wait) ?? error
+    } finally {
+      if (!isSynced) this.db.pragma('synchronous = FULL')
     }
-    if (!this.db.inTransaction) this.scheduleCheckpoint()
+    if (isOutermost) {
+      if (this.totalChanges.get() !== changesBefore) this.countCommit(isSynced)
+      this.scheduleCheckpoint()
+      this.indexSoon()
+    }
     return result
+  }
+
+  /** Commits and fsync-bearing commits since this store opened. */
+  counters(): StoreCounters {
+    return { ...this.counts }
+  }
+
+  sync(): void {
+    if (!this.hasUnsyncedCommits) return
+    // A synced commit needs a page to write: the header's user_version, set to what it is.
+    this.write(() => this.db.pragma(`user_version = ${userVersion(this.db)}`))
+    this.counts.commits++
+    this.counts.syncedCommits++
+    this.hasUnsyncedCommits = false
+  }
+
+  private countCommit(isSynced: boolean): void {
+    this.counts.commits++
+    if (isSynced) this.counts.syncedCommits++
+    this.hasUnsyncedCommits = !isSynced
   }
 
   /**
@@ -141,6 +196,41 @@ export class SqliteStore implements Store {
       }, IDLE_CHECKPOINT_MS)
       this.idleCheckpoint.unref()
     }
+  }
+
+  private indexSoon(): void {
+    if (this.indexTimer !== undefined || this.unindexed.size === 0 || !this.db.open) return
+    this.indexTimer = setTimeout(() => {
+      this.indexTimer = undefined
+      this.indexNow(this.unindexed, 0)
+    }, INDEX_DELAY_MS)
+    this.indexTimer.unref()
+  }
+
+  /**
+   * Brings the search index up to the log for `sessionIds` (undefined: every session behind),
+   * in one transaction of its own. It commits with synchronous=NORMAL: no fsync of its own, since
+   * the index is derived; if a crash loses it, its high-water mark is lost with it and the next
+   * open indexes those rows again. Never throws: a batch that fails (a held lock, a full disk) is
+   * tried again later, and the next search or open catches up anyway. Outside open it does not
+   * wait for another program's lock (`busyWaitMs` 0): the index must never block the loop.
+   */
+  private indexNow(sessionIds: Iterable<string> | undefined, busyWaitMs: number): void {
+    // The caller's own commit schedules a batch after it.
+    if (!this.db.open || this.db.inTransaction) return
+    const ids = sessionIds === undefined ? undefined : [...sessionIds]
+    this.unindexed.clear()
+    // The index needs no fsync of its own, so it leaves `sync()` nothing to do for it.
+    const hadUnsyncedCommits = this.hasUnsyncedCommits
+    try {
+      this.write(() => this.index.catchUp(ids), { busyWaitMs, isSynced: false })
+    } catch {
+      // Nothing is lost: the rows stay above their sessions' marks until a later batch.
+      for (const id of ids ?? []) this.unindexed.add(id)
+    } finally {
+      this.hasUnsyncedCommits = hadUnsyncedCommits
+    }
+    this.indexSoon()
   }
 
   createSession(session: NewSession): void {
@@ -178,6 +268,7 @@ export class SqliteStore implements Store {
   ): void {
     if (this.fault && this.db.inTransaction) this.fault.beforeAppend(rows.map((row) => row.type))
     this.appender.append(sessionId, rows, counts)
+    if (rows.length > 0) this.unindexed.add(sessionId)
   }
 
   segments(sessionId: string): readonly Segment[] {
@@ -212,7 +303,9 @@ export class SqliteStore implements Store {
     return undefined
   }
 
+  /** Catches the index up first (every session, other processes' too), then searches. */
   search(text: string, opts: { limit: number; sessionId?: string }): SearchHit[] {
+    if (!this.db.inTransaction && this.index.isBehind()) this.indexNow(undefined, 0)
     return this.index.search(text, opts)
   }
 
@@ -258,6 +351,9 @@ export class SqliteStore implements Store {
     if (!this.db.open) return
     clearTimeout(this.idleCheckpoint)
     this.idleCheckpoint = undefined
+    clearTimeout(this.indexTimer)
+    this.indexTimer = undefined
+    this.indexNow(this.unindexed, 0)
     // Both steps below are best-effort: blocking the exit for the full busy_timeout while another
     // program holds the database would buy nothing.
     this.waitForLocks(COMMIT_BUSY_WAIT_MS)

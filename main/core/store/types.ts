@@ -10,8 +10,6 @@ import type { EventHead } from '../../../protocol/events.js'
 export interface EventRow extends EventHead {
   readonly sessionId: string
   readonly data: string
-  /** Text for full-text search (user text, assistant text, tool output), or undefined. */
-  readonly searchText?: string | undefined
 }
 
 export interface SessionRow {
@@ -143,6 +141,13 @@ export interface WriteOptions {
    * outermost write waits; a nested call ignores it.
    */
   readonly busyWaitMs?: number
+  /**
+   * False: commit without the fsync (synchronous=NORMAL). The rows are in the WAL when `write`
+   * returns, so they survive a crash of this process, but not yet a power loss: the next synced
+   * commit, or `sync()`, makes them durable, since one fsync of the WAL covers every frame
+   * before it. Default true. Only the outermost write decides.
+   */
+  readonly isSynced?: boolean
 }
 
 /**
@@ -153,13 +158,16 @@ export interface Store {
   readonly path: string
 
   /**
-   * Runs `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, with synchronous=FULL).
+   * Runs `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT, with synchronous=FULL
+   * unless `opts.isSynced` is false).
    * If `body` throws, the transaction is rolled back and the error rethrown. Nested calls join
    * the outer transaction through a savepoint: a throw inside rolls back only the inner part.
    * A write the store cannot take (disk full, read-only, locked by another program, I/O error)
    * throws a StoreError STORE_FULL, STORE_READONLY, STORE_BUSY or STORE_IO (`isStoreFailure`).
    */
   write<T>(body: () => T, opts?: WriteOptions): T
+  /** Makes every commit so far durable: an fsync, if a commit since the last one skipped it. */
+  sync(): void
 
   createSession(session: NewSession): void
   getSession(id: string): SessionRow | undefined

@@ -38,6 +38,8 @@ const CHILD_TIMEOUT_MS = 20_000
 type KillPlan =
   | { readonly kind: 'after-flush'; readonly flushes: number; readonly delayMs: number }
   | { readonly kind: 'after-start'; readonly delayMs: number }
+  /** The child kills itself between its first tool call's grouped commit and the tool's body. */
+  | { readonly kind: 'at-tool-start' }
 
 interface ChildRun {
   readonly sessionId: string
@@ -49,7 +51,9 @@ interface ChildRun {
 
 function runAndKill(dbPath: string, seed: number, plan: KillPlan): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', tsxLoader, writer, dbPath, String(seed)], {
+    const mode = plan.kind === 'at-tool-start' ? ['kill-at-tool-start'] : []
+    const args = ['--import', tsxLoader, writer, dbPath, String(seed), ...mode]
+    const child = spawn(process.execPath, args, {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -355,4 +359,33 @@ describe('crash recovery under SIGKILL', () => {
     // The plan must actually reach the states repair exists for, or the test proves little.
     if (KILLS >= 20) expect(states.size).toBeGreaterThanOrEqual(3)
   }, 120_000)
+
+  it('keeps the grouped commit of a tool call killed before its body started', async () => {
+    for (const childSeed of [1, 2, 3]) {
+      const dir = mkdtempSync(join(tmpdir(), 'bridle-crash-'))
+      try {
+        const dbPath = databasePath(dir)
+        const run = await runAndKill(dbPath, childSeed, { kind: 'at-tool-start' })
+        expect(run.isDone).toBe(false)
+        expect(verify(dbPath, run).state).toBe('tool-running')
+        const store = openStore(dbPath)
+        try {
+          const events = store.readEvents(run.sessionId).map((row, seq) => rowToEvent(row, seq))
+          const call = events.findIndex((event) => event.type === 'tool/call')
+          // The reply and the request before it were committed with the call, the call is on
+          // disk, and repair could not claim it never started.
+          expect(events[call - 1]?.type).toBe('assistant/message')
+          expect(events.slice(0, call).some((event) => event.type === 'request/start')).toBe(true)
+          expect(events[call + 1]).toMatchObject({
+            type: 'tool/result',
+            data: { ok: false, error: { code: TOOL_OUTCOME_UNKNOWN } },
+          })
+        } finally {
+          store.close()
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  }, 60_000)
 })

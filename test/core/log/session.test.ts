@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { LogError, Session } from '../../../main/core/log/index.js'
 import type { LogEvent } from '../../../main/core/log/index.js'
+import { openStore } from '../../../main/core/store/index.js'
 import type { Store } from '../../../main/core/store/index.js'
 import { appendTurn, tempHome } from './helpers.js'
 import type { TempHome } from './helpers.js'
@@ -391,5 +392,32 @@ describe('ownership', () => {
     expect(Object.isFrozen(args)).toBe(false)
     expect(call.data.args).toEqual({ path: 'a.txt', options: { lines: [1, 2] } })
     expect(session.event(header.seq + 1)?.data).toMatchObject({ params: { stop: ['x'] } })
+  })
+})
+
+describe('durability', () => {
+  it('a background commit skips the fsync; the next flush pays one for it and all before', async () => {
+    const own = openStore(store.path)
+    const session = Session.create(own, { projectDir: '/p' })
+    const synced = () => own.counters().syncedCommits
+    const atStart = synced()
+    session.append('inbox/queued', { requestId: 'r1', message: 'm', wake: false })
+    await new Promise((resolve) => setImmediate(resolve))
+    // Committed (another connection reads it) without an fsync.
+    expect(home.open().readOwnEvents(session.id)).toHaveLength(2)
+    expect(synced()).toBe(atStart)
+    await session.flush({ isSynced: false })
+    expect(synced()).toBe(atStart)
+    // Nothing left to commit, but the background commit is not durable yet: one fsync.
+    await session.flush()
+    expect(synced()).toBe(atStart + 1)
+    await session.flush()
+    expect(synced()).toBe(atStart + 1)
+    // Rows committed by the flush itself: one commit, one fsync.
+    session.append('inbox/queued', { requestId: 'r2', message: 'm', wake: false })
+    await session.flush()
+    expect(synced()).toBe(atStart + 2)
+    session.close()
+    own.close()
   })
 })

@@ -23,7 +23,6 @@ describe('backupTo', () => {
           row('root', 1, {
             type: 'user/message',
             data: '{"content":"back me up"}',
-            searchText: 'back me up',
           }),
         ],
         { messages: 1, at: 3 },

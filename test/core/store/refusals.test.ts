@@ -23,7 +23,6 @@ function populatedDatabase(events: number): string {
       row('big', seq, {
         type: 'user/message',
         data: JSON.stringify({ content: `${seq} ${text}` }),
-        searchText: `${seq} ${text}`,
       }),
     )
     store.appendEvents('big', rows, { messages: events, at: 2 })

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
+import { describe, expect, it, vi } from 'vitest'
 import { searchTextOf } from '../../../main/core/store/index.js'
 import type { SqliteStore } from '../../../main/core/store/index.js'
 import { toFtsQuery } from '../../../main/core/store/fts-query.js'
@@ -17,7 +18,6 @@ function addSession(store: SqliteStore, id: string, texts: readonly string[]): v
     row(id, seq, {
       type: 'user/message',
       data: JSON.stringify({ content: text }),
-      searchText: searchTextOf('user/message', { content: text }),
     }),
   )
   store.write(() => store.appendEvents(id, rows, { messages: rows.length, at: 5 }))
@@ -42,7 +42,10 @@ function searchable(): SqliteStore {
   store.write(() =>
     store.appendEvents(
       'c',
-      [row('c', 0, { type: 'turn/start' }), row('c', 1, { searchText: '' })],
+      [
+        row('c', 0, { type: 'turn/start' }),
+        row('c', 1, { type: 'user/message', data: '{"content":""}' }),
+      ],
       {
         messages: 0,
         at: 5,
@@ -159,5 +162,34 @@ describe('searchTextOf', () => {
     expect(searchTextOf('assistant/message', { blocks: 'nope' })).toBeUndefined()
     expect(searchTextOf('user/message', null)).toBeUndefined()
     expect(searchTextOf('tool/result', { ok: false })).toBeUndefined()
+  })
+})
+
+describe('the background index batch', () => {
+  it('indexes after the append commits, in a commit of its own without an fsync', async () => {
+    const store = freshStore()
+    const reader = new Database(store.path, { readonly: true })
+    const indexed = () => reader.prepare('SELECT count(*) FROM events_fts').pluck().get() as number
+    const before = store.counters()
+    addSession(store, 'a', ['the parser crashes'])
+    // The append's commit wrote the events only.
+    expect(indexed()).toBe(0)
+    expect(store.counters()).toEqual({
+      commits: before.commits + 2,
+      syncedCommits: before.syncedCommits + 2,
+    })
+    // The batch runs on its own, with no search to ask for it.
+    await vi.waitFor(() => expect(indexed()).toBe(1), { timeout: 5000, interval: 20 })
+    expect(store.counters()).toEqual({
+      commits: before.commits + 3,
+      syncedCommits: before.syncedCommits + 2,
+    })
+    reader.close()
+  })
+
+  it('is caught up by a search that comes before it', () => {
+    const store = freshStore()
+    addSession(store, 'a', ['the parser crashes'])
+    expect(store.search('parser', { limit: 5 }).map((hit) => hit.seq)).toEqual([0])
   })
 })
