@@ -36,6 +36,7 @@ function fakeLog(length: number) {
    */
   const feed = (to = events.length, isLoading = false): FeedEvents => ({
     events: events.filter((e) => e.seq < to && e.type !== CHUNK),
+    coveredFrom: 0,
     coveredTo: to,
     length: events.length,
     isLoading,

@@ -22,7 +22,7 @@ import type { AttachmentInput } from '../../../protocol/attachments'
 import type { DrawerPanel } from '../features/feed'
 import type { EventCache } from './event-cache'
 import type { RestoreRequest } from './restore-request'
-import { FEED_EVENT_TYPES, gapStart, reduceFeed } from './feed-reducer'
+import { FEED_EVENT_TYPES, gapStart, olderEnd, reduceFeed } from './feed-reducer'
 import type { FeedAction, FeedState, SessionDetails } from './feed-reducer'
 import { upsertSessions } from './session-tree'
 import { initialState } from './shell-actions'
@@ -30,6 +30,11 @@ import type { StoreOps } from './shell-actions'
 
 /** How many events a `session/events` page asks for. */
 export const EVENTS_PAGE_SIZE = 2000
+/**
+ * How many events the opening page (the history's tail) and each older page ask for: about 300
+ * messages, a few screens to scroll before the next page, read and parsed in tens of ms.
+ */
+export const TAIL_PAGE_SIZE = 1000
 /** How many sessions a `session/list` page asks for. */
 export const SESSIONS_PAGE_SIZE = 100
 /** How long notifications may pile up past a gap before the gap is fetched. */
@@ -100,6 +105,10 @@ export interface ShellState {
   readonly loadMoreSessions: () => Promise<void>
   readonly setSearch: (query: string) => Promise<void>
   readonly openSession: (sessionId: string, selectSeq?: number) => Promise<void>
+  /** Reads the open session's next older page, if there is one and none is being read. */
+  readonly loadOlder: () => Promise<void>
+  /** Reads older pages until the feed holds `seq` (a selection made far back in the history). */
+  readonly reachBack: (seq: number) => Promise<void>
   readonly closeSession: () => void
   /** Creates a session in the current project and opens it; `title` names it at once. */
   readonly createSession: (title?: string) => Promise<string | undefined>
@@ -191,6 +200,50 @@ export function createShellStore(api: BridleApi): {
   }
 
   /**
+   * Reads the feed's last page (`toSeq` absent: the session opening) or the page below `toSeq`
+   * (scrolling up), in one call; stops if another session opened meanwhile.
+   */
+  const pageTail = async (sessionId: string, toSeq?: number) => {
+    const result = await call('session/events', {
+      sessionId,
+      tail: true,
+      types: [...FEED_EVENT_TYPES],
+      limit: TAIL_PAGE_SIZE,
+      ...(toSeq === undefined ? {} : { toSeq }),
+    })
+    if (get().feed?.sessionId !== sessionId) return
+    if (!result.ok) {
+      dispatch(sessionId, { type: 'failed', message: result.error.message })
+      return
+    }
+    const { events, length, coveredFrom } = result.value
+    dispatch(sessionId, {
+      type: 'tail',
+      events,
+      length,
+      coveredFrom: coveredFrom ?? 0,
+      toSeq: toSeq ?? length,
+    })
+  }
+
+  const loadOlder = async () => {
+    const { feed } = get()
+    const end = feed === undefined ? undefined : olderEnd(feed)
+    if (feed === undefined || end === undefined) return
+    dispatch(feed.sessionId, { type: 'older' })
+    await pageTail(feed.sessionId, end)
+  }
+
+  const reachBack = async (seq: number) => {
+    for (;;) {
+      const { feed } = get()
+      if (feed === undefined || feed.isLoading || feed.error !== undefined) return
+      if (feed.coveredFrom <= seq || olderEnd(feed) === undefined) return
+      await loadOlder()
+    }
+  }
+
+  /**
    * Fetches past a gap once notifications settle: one call per burst, not per event. Skipped
    * chunks are no gap (each notification names the previous forwarded seq), so this runs only
    * when notifications were really missed.
@@ -253,6 +306,9 @@ export function createShellStore(api: BridleApi): {
     call,
     fail,
     pageEvents,
+    pageTail,
+    loadOlder,
+    reachBack,
     refreshDetails,
     loadSessions,
     applySummary,
@@ -280,7 +336,7 @@ export function createShellStore(api: BridleApi): {
     void loadSessions(null)
     if (feed) {
       void refreshDetails(feed.sessionId)
-      void pageEvents(feed.sessionId, feed.coveredTo)
+      void (feed.isLoading ? pageTail(feed.sessionId) : pageEvents(feed.sessionId, feed.coveredTo))
     }
   }
 

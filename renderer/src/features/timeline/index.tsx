@@ -17,6 +17,10 @@ import { RequestInspector } from './request-view'
 import { sessionLinkOf } from './subagent-link'
 import { useEventRows } from './use-event-rows'
 import './timeline.css'
+import { useEventsOfTypes } from '../../state/use-events-of-types'
+
+/** What the request view needs of the whole history: where each request starts, the checkpoints. */
+const REQUEST_TYPES = ['request/start', 'compaction/checkpoint', 'compaction/undone']
 
 type Tab = 'events' | 'gantt' | 'request'
 const TABS: readonly { id: Tab; label: string }[] = [
@@ -97,11 +101,13 @@ export function TimelinePanel({
   }
   const selected = useSelectedEvent(feed.cache, selectedSeq)
   const openRestore = useShell((s) => s.openRestore)
+  // The feed holds a window of the history; the request view steps through all of it.
+  const requestEvents = useEventsOfTypes(feed.cache, REQUEST_TYPES)
   const starts = useMemo(
-    () => feed.events.filter((e) => e.type === 'request/start').map((e) => e.seq),
-    [feed.events],
+    () => requestEvents.filter((e) => e.type === 'request/start').map((e) => e.seq),
+    [requestEvents],
   )
-  const checkpoints = useMemo(() => checkpointRanges(feed.events), [feed.events])
+  const checkpoints = useMemo(() => checkpointRanges(requestEvents), [requestEvents])
   const link = useMemo(
     () => (selected === undefined ? undefined : sessionLinkOf(selected, feed.events)),
     [selected, feed.events],
