@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { CHROMIUM_PATH } from '../../playwright.config.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -131,14 +131,14 @@ export async function withBenchApp<T>(
 }
 
 /**
- * Opens the session in the sidebar. The tree names a session by its summary's title, which a
- * session written straight into the log may not have yet: then it is "Untitled session".
+ * The session's row in the sidebar, once the app has started and listed it. The tree names a
+ * session by its summary's title, which a session written straight into the log may not have
+ * yet: then it is "Untitled session".
  */
-export async function clickSession(page: Page, title: string): Promise<void> {
-  await page
-    .getByRole('treeitem', { name: new RegExp(`^(${title}|Untitled session)`) })
-    .first()
-    .click({ timeout: 20_000 })
+export async function findSession(page: Page, title: string): Promise<Locator> {
+  const row = page.getByRole('treeitem', { name: new RegExp(`^(${title}|Untitled session)`) })
+  await row.first().waitFor({ timeout: 20_000 })
+  return row.first()
 }
 
 /** The page's JS heap in MB after a full garbage collection (Chromium's own count, over CDP). */

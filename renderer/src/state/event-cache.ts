@@ -172,9 +172,11 @@ export class EventCache {
     const key = [...types].sort().join(',')
     let read = this.typed.get(key)
     if (read === undefined) {
-      read = { below: this.feed.coveredFrom, older: undefined, joinedFor: undefined, joined: [] }
+      const below = this.feed.coveredFrom
+      // A feed that holds the history from its start needs no read.
+      read = { below, older: below === 0 ? [] : undefined, joinedFor: undefined, joined: [] }
       this.typed.set(key, read)
-      this.readTyped(read, types)
+      if (below > 0) this.readTyped(read, types)
     }
     if (read.older === undefined) return undefined
     if (read.joinedFor !== this.feed.events) {
@@ -224,12 +226,10 @@ export class EventCache {
   private readTyped(read: TypedRead, types: readonly string[]): void {
     const found: EventDto[] = []
     const next = (fromSeq: number): Promise<void> =>
-      read.below === 0
-        ? Promise.resolve()
-        : this.load({ fromSeq, toSeq: read.below, limit: TYPED_PAGE, types }).then((page) => {
-            found.push(...page.events)
-            return page.nextSeq === null ? undefined : next(page.nextSeq)
-          })
+      this.load({ fromSeq, toSeq: read.below, limit: TYPED_PAGE, types }).then((page) => {
+        found.push(...page.events)
+        return page.nextSeq === null ? undefined : next(page.nextSeq)
+      })
     next(0)
       .then(() => {
         read.older = found

@@ -18,7 +18,7 @@ export interface StoreOps {
   readonly fail: (what: string, error: BridgeError) => void
   readonly pageEvents: (sessionId: string, fromSeq: number) => Promise<void>
   /** Reads the feed's last page, or the page below `toSeq`. */
-  readonly pageTail: (sessionId: string, toSeq?: number) => Promise<void>
+  readonly pageTail: (sessionId: string, toSeq?: number, limit?: number) => Promise<void>
   readonly loadOlder: () => Promise<void>
   readonly reachBack: (seq: number) => Promise<void>
   readonly refreshDetails: (sessionId: string) => Promise<void>

@@ -35,6 +35,12 @@ export const EVENTS_PAGE_SIZE = 2000
  * messages, a few screens to scroll before the next page, read and parsed in tens of ms.
  */
 export const TAIL_PAGE_SIZE = 1000
+/**
+ * The most an older page asks for. Older pages grow with the window (as many events as it holds,
+ * up to this): each prepend projects the chat again from its start, so doubling pages keep the
+ * total work of scrolling to the start of a 200k-event session near linear, not quadratic.
+ */
+export const OLDER_PAGE_MAX = 5000
 /** How many sessions a `session/list` page asks for. */
 export const SESSIONS_PAGE_SIZE = 100
 /** How long notifications may pile up past a gap before the gap is fetched. */
@@ -203,12 +209,12 @@ export function createShellStore(api: BridleApi): {
    * Reads the feed's last page (`toSeq` absent: the session opening) or the page below `toSeq`
    * (scrolling up), in one call; stops if another session opened meanwhile.
    */
-  const pageTail = async (sessionId: string, toSeq?: number) => {
+  const pageTail = async (sessionId: string, toSeq?: number, limit = TAIL_PAGE_SIZE) => {
     const result = await call('session/events', {
       sessionId,
       tail: true,
       types: [...FEED_EVENT_TYPES],
-      limit: TAIL_PAGE_SIZE,
+      limit,
       ...(toSeq === undefined ? {} : { toSeq }),
     })
     if (get().feed?.sessionId !== sessionId) return
@@ -231,7 +237,8 @@ export function createShellStore(api: BridleApi): {
     const end = feed === undefined ? undefined : olderEnd(feed)
     if (feed === undefined || end === undefined) return
     dispatch(feed.sessionId, { type: 'older' })
-    await pageTail(feed.sessionId, end)
+    const limit = Math.min(OLDER_PAGE_MAX, Math.max(TAIL_PAGE_SIZE, feed.events.length))
+    await pageTail(feed.sessionId, end, limit)
   }
 
   const reachBack = async (seq: number) => {
