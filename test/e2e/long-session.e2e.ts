@@ -2,7 +2,8 @@
  * A long session opens on its tail: a history of 2,000 turns (about 14,000 events), written
  * through the store before `bridle serve` starts, shows its last message at once with only the
  * last page read; scrolling up reads older pages, keeps the message in view where it was when a
- * page lands above it, and reaches the first message. Screenshot: test-results/long-session.png.
+ * page lands above it, and reaches the first message. Screenshots of the history's start:
+ * test-results/long-session-start-{1440,1024}-{light,dark}.png.
  */
 import { expect, test } from '@playwright/test'
 import type { Page } from '@playwright/test'
@@ -10,6 +11,7 @@ import { Session } from '../../main/core/log/index'
 import { databasePath, openStore } from '../../main/core/store/index'
 import { startApp } from './app-fixture'
 import type { AppUnderTest } from './app-fixture'
+import { shootEachWay } from './shots'
 
 const TURNS = 2000
 const TITLE = 'Long history'
@@ -91,7 +93,6 @@ test('a long session opens on its last message and reads older ones as the chat 
   await expect(log.getByText(`Answer ${TURNS}: all is well.`)).toBeVisible()
   // Only the tail was read: the whole history is 6,000 rows (a question, an answer, a turn's end).
   expect(await lastRowIndex(page)).toBeLessThan(1000)
-  await page.screenshot({ path: 'test-results/long-session.png' })
 
   const scroller = page.locator('.chat-scroll')
   const height = () => scroller.evaluate((element: Scrolled) => element.scrollHeight)
@@ -117,6 +118,7 @@ test('a long session opens on its last message and reads older ones as the chat 
     )
     .toBe(1)
   await expect(log.getByText('Question 1 of the long history', { exact: true })).toBeInViewport()
+  await shootEachWay(page, (size, theme) => `test-results/long-session-start-${size}-${theme}.png`)
 
   // "Jump to latest" goes back to the end, which stayed as it was.
   await page.getByRole('button', { name: 'Jump to latest ↓' }).click()
