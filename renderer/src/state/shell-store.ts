@@ -31,10 +31,10 @@ import type { StoreOps } from './shell-actions'
 /** How many events a `session/events` page asks for. */
 export const EVENTS_PAGE_SIZE = 2000
 /**
- * How many events the opening page (the history's tail) and each older page ask for: about 300
- * messages, a few screens to scroll before the next page, read and parsed in tens of ms.
+ * How many events the opening page (the history's tail) and the first older page ask for: about
+ * 150 messages, several screens to scroll before the next page, read and parsed in tens of ms.
  */
-export const TAIL_PAGE_SIZE = 1000
+export const TAIL_PAGE_SIZE = 500
 /**
  * The most an older page asks for. Older pages grow with the window (as many events as it holds,
  * up to this): each prepend projects the chat again from its start, so doubling pages keep the
@@ -232,21 +232,35 @@ export function createShellStore(api: BridleApi): {
     })
   }
 
-  const loadOlder = async () => {
+  /** The older page being read, so a second asker waits for it rather than giving up. */
+  let olderRead: { sessionId: string; done: Promise<void> } | undefined
+
+  const loadOlder = (): Promise<void> => {
     const { feed } = get()
-    const end = feed === undefined ? undefined : olderEnd(feed)
-    if (feed === undefined || end === undefined) return
+    if (feed === undefined) return Promise.resolve()
+    if (olderRead?.sessionId === feed.sessionId) return olderRead.done
+    const end = olderEnd(feed)
+    if (end === undefined) return Promise.resolve()
     dispatch(feed.sessionId, { type: 'older' })
     const limit = Math.min(OLDER_PAGE_MAX, Math.max(TAIL_PAGE_SIZE, feed.events.length))
-    await pageTail(feed.sessionId, end, limit)
+    const read = {
+      sessionId: feed.sessionId,
+      done: pageTail(feed.sessionId, end, limit).finally(() => {
+        if (olderRead === read) olderRead = undefined
+      }),
+    }
+    olderRead = read
+    return read.done
   }
 
   const reachBack = async (seq: number) => {
     for (;;) {
       const { feed } = get()
       if (feed === undefined || feed.isLoading || feed.error !== undefined) return
-      if (feed.coveredFrom <= seq || olderEnd(feed) === undefined) return
+      if (feed.coveredFrom <= seq || feed.coveredFrom === 0) return
       await loadOlder()
+      // Nothing moved (the read failed or another session opened): stop rather than spin.
+      if (get().feed?.coveredFrom === feed.coveredFrom) return
     }
   }
 
