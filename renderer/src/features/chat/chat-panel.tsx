@@ -21,10 +21,7 @@ import { useChatItems } from './use-chat-items'
 import { useChatKeys } from './use-chat-keys'
 import { useFollowEnd } from './use-follow-end'
 import { useOlderPages } from './use-older-pages'
-import { useEventsOfTypes } from '../../state/use-events-of-types'
 import './chat.css'
-
-const CODE_MODE_TYPES = ['session/code-mode']
 
 /**
  * The conversation of the open session, virtualised: only the rows in view (and a few around)
@@ -79,8 +76,6 @@ export function ChatPanel({
     [feed.events, feed.contextWindow],
   )
   const isWorking = feed.isRunning && items.at(-1)?.kind !== 'streaming'
-  // The last switch of code mode may lie before the feed's window.
-  const codeModeEvents = useEventsOfTypes(feed.cache, CODE_MODE_TYPES)
 
   const scroller = useRef<HTMLDivElement>(null)
   // The virtualizer asks every row's key and size each time a row is measured: answer from
@@ -135,7 +130,7 @@ export function ChatPanel({
           {feed.profile !== undefined && (
             <ModelBadge key={sessionId} profile={feed.profile} onShowPanel={onShowPanel} />
           )}
-          <CodeModeSwitch api={api} sessionId={sessionId} events={codeModeEvents} />
+          <CodeModeSwitch api={api} sessionId={sessionId} events={feed.events} />
           <ContextMeter tokens={promptTokens} window={contextWindow} />
           <IconButton
             className="ghost chat-export"

@@ -23,17 +23,22 @@ export function useOlderPages(
   feed: SessionFeed,
   loadOlder: () => Promise<void>,
 ): void {
-  const firstKey = useRef<string | undefined>(undefined)
+  const first = useRef<{ key: string; seq: number } | undefined>(undefined)
+  const firstSeq = feed.events[0]?.seq
 
   useLayoutEffect(() => {
-    const before = firstKey.current
-    firstKey.current = items[0]?.key
+    const before = first.current
+    const key = items[0]?.key
+    first.current = key === undefined || firstSeq === undefined ? undefined : { key, seq: firstSeq }
     const element = scroller.current
-    if (before === undefined || before === items[0]?.key || element === null) return
-    const index = items.findIndex((item) => item.key === before)
+    // Only a page prepended moves the view: an item placed first for another reason (the
+    // project's context shown above the first message) is not a page.
+    if (before === undefined || firstSeq === undefined || firstSeq >= before.seq) return
+    if (element === null || before.key === key) return
+    const index = items.findIndex((item) => item.key === before.key)
     const start = index > 0 ? virtualizer.measurementsCache[index]?.start : undefined
     if (start !== undefined) element.scrollTop += start
-  }, [items, scroller, virtualizer])
+  }, [items, firstSeq, scroller, virtualizer])
 
   const { hasOlder, isLoadingOlder, isLoading } = feed
   useEffect(() => {
