@@ -238,7 +238,9 @@ export function createShellStore(api: BridleApi): {
   const loadOlder = (): Promise<void> => {
     const { feed } = get()
     if (feed === undefined) return Promise.resolve()
-    if (olderRead?.sessionId === feed.sessionId) return olderRead.done
+    // Only while the page is still being read: once it landed (the feed says so before the
+    // promise settles) a new ask reads the next page.
+    if (olderRead?.sessionId === feed.sessionId && feed.isLoadingOlder) return olderRead.done
     const end = olderEnd(feed)
     if (end === undefined) return Promise.resolve()
     dispatch(feed.sessionId, { type: 'older' })
