@@ -486,6 +486,11 @@ export const methods = {
         turn: z.number().int().nonnegative().optional(),
         step: z.number().int().nonnegative().optional(),
         limit: Limit(5000, 1000),
+        /**
+         * Read from the end instead: the last `limit` matching events below `toSeq` (or the end),
+         * still oldest first, so a long chat opens on its latest messages in one call.
+         */
+        tail: z.boolean().optional(),
       })
       .strict(),
     result: z.object({
@@ -494,6 +499,12 @@ export const methods = {
       nextSeq: Seq.nullable(),
       /** The history's length now. */
       length: z.number().int().nonnegative(),
+      /**
+       * A tail read only: every matching event from this seq up to `toSeq` (or the end) is in
+       * `events`; 0 when the page reaches back to the history's start. The next older page is
+       * the tail below it.
+       */
+      coveredFrom: Seq.optional(),
     }),
   },
   'session/search': {

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { CHROMIUM_PATH } from '../../playwright.config.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -131,12 +131,58 @@ export async function withBenchApp<T>(
 }
 
 /**
- * Opens the session in the sidebar. The tree names a session by its summary's title, which a
- * session written straight into the log may not have yet: then it is "Untitled session".
+ * The session's row in the sidebar, once the app has started and listed it. The tree names a
+ * session by its summary's title, which a session written straight into the log may not have
+ * yet: then it is "Untitled session".
  */
-export async function clickSession(page: Page, title: string): Promise<void> {
-  await page
-    .getByRole('treeitem', { name: new RegExp(`^(${title}|Untitled session)`) })
-    .first()
-    .click({ timeout: 20_000 })
+export async function findSession(page: Page, title: string): Promise<Locator> {
+  const row = page.getByRole('treeitem', { name: new RegExp(`^(${title}|Untitled session)`) })
+  await row.first().waitFor({ timeout: 20_000 })
+  return row.first()
+}
+
+/** The page's JS heap in MB after a full garbage collection (Chromium's own count, over CDP). */
+export async function heapAfterGc(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page)
+  try {
+    await cdp.send('HeapProfiler.collectGarbage')
+    const { usedSize } = await cdp.send('Runtime.getHeapUsage')
+    return usedSize / 1024 / 1024
+  } finally {
+    await cdp.detach()
+  }
+}
+
+/**
+ * Scrolls the chat up until `firstText` (the history's first message) is shown, the way a user
+ * holding the wheel would: each older page is read as the top nears. Returns the milliseconds
+ * it took; throws past `timeoutMs`.
+ */
+export async function scrollChatToStart(
+  page: Page,
+  firstText: string,
+  timeoutMs = 600_000,
+): Promise<number> {
+  const started = Date.now()
+  const scroller = page.locator('.chat-scroll')
+  await scroller.hover()
+  // A wheel turned up lets go of the end; from then on the view stays where it is put.
+  await page.mouse.wheel(0, -2000)
+  const first = page.getByText(firstText, { exact: true })
+  while ((await first.count()) === 0) {
+    if (Date.now() - started > timeoutMs) throw new Error(`"${firstText}" not reached`)
+    await scroller.evaluate((element: { scrollTop: number }) => {
+      element.scrollTop = 0
+      const frames = globalThis as unknown as { requestAnimationFrame(next: () => void): void }
+      return new Promise<void>((resolve) => frames.requestAnimationFrame(resolve))
+    })
+  }
+  return Date.now() - started
+}
+
+/** Back to the end of the chat with "Jump to latest" (when away); resolves once a row holding `lastText` shows. */
+export async function jumpToLatest(page: Page, lastText: string): Promise<void> {
+  const jump = page.getByRole('button', { name: 'Jump to latest ↓' })
+  if (await jump.isVisible()) await jump.click()
+  await page.locator('.chat-row').filter({ hasText: lastText }).last().waitFor()
 }

@@ -34,10 +34,12 @@ export interface AppOptions extends ModelServerOptions {
   readonly env?: Readonly<Record<string, string>>
   /** The data folder's config.json at start (`mcpServers`, …); none by default. */
   readonly config?: Readonly<Record<string, unknown>>
+  /** Writes sessions into the data folder before serve starts (`home`, the project's real path). */
+  readonly seed?: (home: string, project: string) => void
 }
 
 export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
-  const { files, contextWindow, model: modelId, env, config, ...serverOptions } = opts
+  const { files, contextWindow, model: modelId, env, config, seed, ...serverOptions } = opts
   const project = realpathSync(mkdtempSync(join(tmpdir(), 'bridle-e2e-project-')))
   for (const [path, text] of Object.entries(
     files ?? { 'README.md': '# Demo\n', 'src/app.ts': 'export const answer = 41\n' },
@@ -58,6 +60,7 @@ export async function startApp(opts: AppOptions = {}): Promise<AppUnderTest> {
     ],
     env,
     config,
+    seed === undefined ? undefined : (home) => seed(home, project),
   )
   return {
     serve,

@@ -27,9 +27,12 @@ export async function startServeProcess(
   env: Readonly<Record<string, string>> = {},
   /** Written to the data folder's config.json before serve starts. */
   config?: Readonly<Record<string, unknown>>,
+  /** Fills the data folder before serve starts (a long history written through the store). */
+  seed?: (home: string) => void,
 ): Promise<ServeProcess> {
   const home = mkdtempSync(join(tmpdir(), 'bridle-e2e-'))
   if (config !== undefined) writeFileSync(join(home, 'config.json'), JSON.stringify(config))
+  seed?.(home)
   const child = spawn(
     process.execPath,
     [

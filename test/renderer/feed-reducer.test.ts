@@ -6,6 +6,7 @@ import {
   gapStart,
   initialFeed,
   mergeEvents,
+  olderEnd,
   reduceFeed,
 } from '../../renderer/src/state/feed-reducer'
 import type { FeedAction, FeedState, StreamDelta } from '../../renderer/src/state/feed-reducer'
@@ -129,6 +130,91 @@ describe('paging', () => {
     const state = run([{ type: 'failed', message: 'NOT_FOUND' }])
     expect(state.isLoading).toBe(false)
     expect(state.error).toBe('NOT_FOUND')
+  })
+})
+
+describe('opening on the tail', () => {
+  const opened = () =>
+    run([
+      // A notification of an event logged while the tail was read.
+      { type: 'event', event: ev(21, 'turn/end'), prevSeq: 20 },
+      {
+        type: 'tail',
+        coveredFrom: 10,
+        toSeq: 21,
+        events: [ev(10, 'turn/start'), ev(12, 'user/message'), ev(20, 'step/end')],
+        length: 21,
+      },
+    ])
+
+  it('opens on the last page: a window from coveredFrom to the end, loaded', () => {
+    const state = opened()
+    expect(state.isLoading).toBe(false)
+    expect(seqs(state)).toEqual([10, 12, 20, 21])
+    expect(state.coveredFrom).toBe(10)
+    // The notification followed on from the page's end, so coverage runs past it: no gap.
+    expect(state.coveredTo).toBe(22)
+    expect(gapStart(state)).toBeUndefined()
+    expect(olderEnd(state)).toBe(10)
+  })
+
+  it('prepends older pages, one at a time, until the history starts', () => {
+    const asked = run([{ type: 'older' }], opened())
+    expect(asked.isLoadingOlder).toBe(true)
+    // Asked once: another scroll does not ask again while the page is read.
+    expect(olderEnd(asked)).toBeUndefined()
+    const older = run(
+      [
+        {
+          type: 'tail',
+          coveredFrom: 4,
+          toSeq: 10,
+          events: [ev(4, 'turn/start'), ev(6, 'user/message')],
+          length: 22,
+        },
+      ],
+      asked,
+    )
+    expect(seqs(older)).toEqual([4, 6, 10, 12, 20, 21])
+    expect(older.coveredFrom).toBe(4)
+    expect(older.isLoadingOlder).toBe(false)
+    expect(olderEnd(older)).toBe(4)
+    const first = run(
+      [
+        { type: 'older' },
+        { type: 'tail', coveredFrom: 0, toSeq: 4, events: [ev(0, 'session/created')], length: 22 },
+      ],
+      older,
+    )
+    expect(seqs(first)).toEqual([0, 4, 6, 10, 12, 20, 21])
+    expect(first.coveredFrom).toBe(0)
+    expect(olderEnd(first)).toBeUndefined()
+  })
+
+  it('does not join a page that stops short of the window (a hole stays uncovered)', () => {
+    const state = run(
+      [
+        { type: 'older' },
+        { type: 'tail', coveredFrom: 0, toSeq: 8, events: [ev(0, 'session/created')], length: 22 },
+      ],
+      opened(),
+    )
+    expect(state.coveredFrom).toBe(10)
+    expect(olderEnd(state)).toBe(10)
+  })
+
+  it('takes a failed older read for an error, not a page still loading', () => {
+    const state = run([{ type: 'older' }, { type: 'failed', message: 'DISCONNECTED' }], opened())
+    expect(state.isLoadingOlder).toBe(false)
+    expect(state.error).toBe('DISCONNECTED')
+  })
+
+  it('shows the panels whether older events exist', () => {
+    const cache = new EventCache(SESSION, () => Promise.reject(new Error('not read')))
+    const details = { type: 'details', details: { session: summary(), pendingApprovals: [] } }
+    const view = toSessionFeed(run([details as FeedAction], opened()), cache)
+    expect(view?.hasOlder).toBe(true)
+    expect(view?.isLoadingOlder).toBe(false)
   })
 })
 

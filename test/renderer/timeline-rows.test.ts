@@ -36,6 +36,7 @@ function fakeLog(length: number) {
    */
   const feed = (to = events.length, isLoading = false): FeedEvents => ({
     events: events.filter((e) => e.seq < to && e.type !== CHUNK),
+    coveredFrom: 0,
     coveredTo: to,
     length: events.length,
     isLoading,
@@ -90,6 +91,50 @@ describe('EventCache', () => {
     cache.follow(log.feed())
     expect(cache.loadedCount).toBe(7500 + 25)
     expect(cache.loadedCount).toBe(cache.loaded().length)
+  })
+
+  it('reads every type below a feed that opened on the tail, and only chunks within it', async () => {
+    const log = fakeLog(1000)
+    const cache = new EventCache('s1', log.load, 100)
+    const tail = log.feed()
+    cache.follow({ ...tail, events: tail.events.filter((e) => e.seq >= 600), coveredFrom: 600 })
+    cache.ensure(100, 150)
+    cache.ensure(700, 750)
+    await settle()
+    expect(log.requests.map((r) => [r.fromSeq, r.types])).toEqual([
+      [100, undefined],
+      [700, [CHUNK]],
+    ])
+    expect(cache.at(102)?.type).toBe('tool/call')
+    expect(cache.loaded().filter((e) => e.seq < 600 && e.type !== CHUNK).length).toBeGreaterThan(0)
+  })
+
+  it('gives the events of some types over the whole history: one read below the feed, then the feed', async () => {
+    const log = fakeLog(1000)
+    const cache = new EventCache('s1', log.load, 100)
+    const tail = log.feed()
+    const window = (events: readonly EventDto[], from: number): FeedEvents => ({
+      ...tail,
+      events: events.filter((e) => e.seq >= from && e.type !== CHUNK),
+      coveredFrom: from,
+      coveredTo: events.length,
+      length: events.length,
+    })
+    cache.follow(window(log.events, 600))
+    expect(cache.ofTypes(['tool/call'])).toBeUndefined()
+    await settle()
+    const expected = (to: number) =>
+      log.events.filter((e) => e.seq < to && e.type === 'tool/call').map((e) => e.seq)
+    expect(cache.ofTypes(['tool/call'])?.map((e) => e.seq)).toEqual(expected(1000))
+    expect(log.requests.map((r) => [r.fromSeq, r.toSeq, r.types])).toEqual([
+      [0, 600, ['tool/call']],
+    ])
+    // The same list until the feed moves; live events join it without another read.
+    expect(cache.ofTypes(['tool/call'])).toBe(cache.ofTypes(['tool/call']))
+    log.grow(10)
+    cache.follow(window(log.events, 500))
+    expect(cache.ofTypes(['tool/call'])?.map((e) => e.seq)).toEqual(expected(1010))
+    expect(log.requests).toHaveLength(1)
   })
 
   it('drops the least recently used windows beyond its budget, keeping counts true', async () => {

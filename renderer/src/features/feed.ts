@@ -21,8 +21,9 @@ export interface SessionFeed {
   readonly session: SessionSummary
   /**
    * The session's events in seq order, without `assistant/chunk` (the live text comes as
-   * `streaming`). Paged in by the shell from `session/events`, then extended by `session/event`
-   * notifications; a chat of 10k messages is about 30k of these.
+   * `streaming`). A window of the history: the shell reads its tail from `session/events`,
+   * prepends older pages on demand, and appends `session/event` notifications; a chat of 10k
+   * messages is about 30k of these. A panel that needs the whole history reads it itself.
    */
   readonly events: readonly EventDto[]
   /**
@@ -30,8 +31,15 @@ export interface SessionFeed {
    * plus chunks read on demand. Read from here, never from `session/events` directly.
    */
   readonly cache: EventCache
-  /** True until the shell has paged in the whole history. */
+  /** True until the shell has read the history's last page. */
   readonly isLoading: boolean
+  /**
+   * The history holds events older than `events` (the feed opens on its tail): the chat reads
+   * them page by page as it scrolls up (the store's `loadOlder`).
+   */
+  readonly hasOlder: boolean
+  /** An older page is being read. */
+  readonly isLoadingOlder: boolean
   /** Deltas of the step now streaming (cleared when its `assistant/message` arrives). */
   readonly streaming: readonly StreamDelta[]
   readonly pendingApprovals: readonly ApprovalRequest[]

@@ -5,8 +5,10 @@
  * here from `session/events` in small windows, only when a panel shows them, and dropped oldest
  * first past a budget. So the log crosses the bridge once, whichever panels are open.
  *
- * A window past the feed's coverage (the feed is still paging in a long history) is read with
- * every type, so a jump to the end shows rows at once instead of waiting for the feed.
+ * The feed itself is a window of the history (it opens on the tail and reaches back as the chat
+ * scrolls up), so a window outside its coverage is read with every type, and a panel that needs
+ * a few types over the whole history (checkpoints, request starts) asks `ofTypes`: one filtered
+ * read below the feed's window, joined to the feed's own events of those types.
  */
 import type { BridleApi, EventDto } from '../../../protocol/contract'
 
@@ -52,7 +54,9 @@ export function pageLoader(call: BridleApi['call'], sessionId: string): LoadPage
 export interface FeedEvents {
   /** Sorted by seq, without chunks. */
   readonly events: readonly EventDto[]
-  /** Every forwarded event below this seq is in `events`. */
+  /** Every forwarded event from `coveredFrom` up to `coveredTo` is in `events`. */
+  readonly coveredFrom: number
+  /** Every forwarded event below this seq (from `coveredFrom`) is in `events`. */
   readonly coveredTo: number
   /** The log's length as last heard (pages and notifications). */
   readonly length: number
@@ -63,6 +67,8 @@ export interface FeedEvents {
 export const DEFAULT_WINDOW = 200
 /** Windows kept: about 64k seqs' worth; the least recently used go first. */
 export const DEFAULT_MAX_WINDOWS = 320
+/** Events a page of an `ofTypes` read asks for (the most `session/events` gives). */
+const TYPED_PAGE = 5000
 
 interface Window {
   /** Sparse, indexed by `seq - start`. */
@@ -71,7 +77,22 @@ interface Window {
   settledTo: number
 }
 
-const EMPTY_FEED: FeedEvents = { events: [], coveredTo: 0, length: 0, isLoading: true }
+const EMPTY_FEED: FeedEvents = {
+  events: [],
+  coveredFrom: 0,
+  coveredTo: 0,
+  length: 0,
+  isLoading: true,
+}
+
+/** Events of some types read below the feed's window, and the list joined with the feed's. */
+interface TypedRead {
+  /** The read covers seqs below this (the feed's `coveredFrom` when it was asked). */
+  readonly below: number
+  older: readonly EventDto[] | undefined
+  joinedFor: readonly EventDto[] | undefined
+  joined: readonly EventDto[] | undefined
+}
 
 export class EventCache {
   private feed: FeedEvents = EMPTY_FEED
@@ -80,6 +101,7 @@ export class EventCache {
   private chunkRows = 0
   private readLength = 0
   private readonly listeners = new Set<() => void>()
+  private readonly typed = new Map<string, TypedRead>()
   /** Changes whenever anything a reader sees changes (the feed or a window). */
   version = 0
   error: string | undefined
@@ -101,6 +123,7 @@ export class EventCache {
     const before = this.feed
     if (
       feed.events === before.events &&
+      feed.coveredFrom === before.coveredFrom &&
       feed.coveredTo === before.coveredTo &&
       feed.length === before.length &&
       feed.isLoading === before.isLoading
@@ -139,6 +162,32 @@ export class EventCache {
     }
   }
 
+  /**
+   * Every forwarded event of `types` in the whole history, in seq order, or undefined while the
+   * part below the feed's window is being read (once per set of types; later events come from
+   * the feed). The same list is returned until something of it changes.
+   */
+  ofTypes(types: readonly string[]): readonly EventDto[] | undefined {
+    if (this.feed.isLoading) return undefined
+    const key = [...types].sort().join(',')
+    let read = this.typed.get(key)
+    if (read === undefined) {
+      const below = this.feed.coveredFrom
+      // A feed that holds the history from its start needs no read.
+      read = { below, older: below === 0 ? [] : undefined, joinedFor: undefined, joined: [] }
+      this.typed.set(key, read)
+      if (below > 0) this.readTyped(read, types)
+    }
+    if (read.older === undefined) return undefined
+    if (read.joinedFor !== this.feed.events) {
+      const { below } = read
+      const newer = this.feed.events.filter((e) => e.seq >= below && types.includes(e.type))
+      read.joined = newer.length === 0 ? read.older : [...read.older, ...newer]
+      read.joinedFor = this.feed.events
+    }
+    return read.joined
+  }
+
   /** A page of this session's log for a query the cache does not keep (a filtered read). */
   loadPage(request: PageRequest): Promise<Page> {
     return this.load(request)
@@ -173,14 +222,35 @@ export class EventCache {
     return mergeSorted(this.feed.events, extra)
   }
 
-  /** Forwarded events the windows hold that the feed has not reached yet. */
+  /** Reads `types` below `read.below`, a page at a time, then tells the readers. */
+  private readTyped(read: TypedRead, types: readonly string[]): void {
+    const found: EventDto[] = []
+    const next = (fromSeq: number): Promise<void> =>
+      this.load({ fromSeq, toSeq: read.below, limit: TYPED_PAGE, types }).then((page) => {
+        found.push(...page.events)
+        return page.nextSeq === null ? undefined : next(page.nextSeq)
+      })
+    next(0)
+      .then(() => {
+        read.older = found
+        this.notify()
+      })
+      .catch((error: unknown) => {
+        this.error = error instanceof Error ? error.message : String(error)
+        this.notify()
+      })
+  }
+
+  /** Forwarded events the windows hold outside the feed's window. */
   private pastCoverage(): EventDto[] {
-    const { coveredTo } = this.feed
+    const { coveredFrom, coveredTo } = this.feed
+    const isOutside = (seq: number) => seq < coveredFrom || seq >= coveredTo
     const found: EventDto[] = []
     for (const [w, window] of this.windows) {
-      if ((w + 1) * this.windowSize <= coveredTo) continue
+      const start = w * this.windowSize
+      if (start >= coveredFrom && start + this.windowSize <= coveredTo) continue
       for (const event of window.rows) {
-        if (event !== undefined && event.type !== CHUNK_TYPE && event.seq >= coveredTo)
+        if (event !== undefined && event.type !== CHUNK_TYPE && isOutside(event.seq))
           found.push(event)
       }
     }
@@ -211,8 +281,8 @@ export class EventCache {
   private readWindow(w: number): void {
     const fromSeq = w * this.windowSize
     const toSeq = fromSeq + this.windowSize
-    // Below the feed's coverage every other type is in the feed already.
-    const chunksOnly = toSeq <= this.feed.coveredTo
+    // Within the feed's coverage every other type is in the feed already.
+    const chunksOnly = fromSeq >= this.feed.coveredFrom && toSeq <= this.feed.coveredTo
     this.inFlight.add(w)
     this.load({
       fromSeq,

@@ -4,8 +4,10 @@
  * pages of `session/events` and the bridge's notifications, and asks it what to fetch next.
  *
  * Invariants the panels rely on: `events` is sorted by seq with no seq twice, and never holds an
- * `assistant/chunk` (the live text is `streaming`). `coveredTo` is the seq below which every
- * feed event is known to be in `events`. A notification names the previous forwarded event
+ * `assistant/chunk` (the live text is `streaming`). The feed is a window of the history: it opens
+ * on the tail (the last page) and older pages are prepended as the chat scrolls up, so every
+ * feed event in `[coveredFrom, coveredTo)` is known to be in `events`, and `coveredFrom` is 0
+ * once the history's start is in. A notification names the previous forwarded event
  * (`prevSeq`); when that is covered, the seqs in between were chunks and coverage moves past the
  * new event. Otherwise events were missed, and the store fetches `[coveredTo, that seq)`.
  */
@@ -39,12 +41,16 @@ export interface FeedState {
   /** Absent until `session/get` answers. */
   readonly session: SessionSummary | undefined
   readonly events: readonly EventDto[]
-  /** Every event with a seq below this is in `events` (see the module comment). */
+  /** Every feed event from this seq up to `coveredTo` is in `events`; 0 when none is older. */
+  readonly coveredFrom: number
+  /** Every feed event below this (from `coveredFrom`) is in `events` (see the module comment). */
   readonly coveredTo: number
   /** The log's length as last heard: a page's `length`, or past the latest notified event. */
   readonly length: number
-  /** True until the first full paging of the history is done. */
+  /** True until the history's last page is in. */
   readonly isLoading: boolean
+  /** True while a page older than `coveredFrom` is being read. */
+  readonly isLoadingOlder: boolean
   readonly streaming: readonly StreamDelta[]
   readonly pendingApprovals: readonly ApprovalRequest[]
   /**
@@ -75,6 +81,19 @@ export type FeedAction =
       readonly length: number
     }
   /**
+   * A tail page of `session/events`: every feed event in `[coveredFrom, toSeq)`. The first one
+   * (`toSeq` the log's length) opens the feed; later ones, below `coveredFrom`, reach back.
+   */
+  | {
+      readonly type: 'tail'
+      readonly coveredFrom: number
+      readonly toSeq: number
+      readonly events: readonly EventDto[]
+      readonly length: number
+    }
+  /** A page older than `coveredFrom` was asked for. */
+  | { readonly type: 'older' }
+  /**
    * A `session/event` notification. `prevSeq` is the seq of the previous forwarded event (-1 for
    * none): the seqs between it and this event are chunks, never forwarded, so a feed that covers
    * `prevSeq` covers this event too. Absent when not known (then only a seq that follows on does).
@@ -92,9 +111,11 @@ export function initialFeed(sessionId: string): FeedState {
     sessionId,
     session: undefined,
     events: [],
+    coveredFrom: 0,
     coveredTo: 0,
     length: 0,
     isLoading: true,
+    isLoadingOlder: false,
     streaming: [],
     pendingApprovals: [],
     childApprovals: [],
@@ -125,6 +146,10 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
       }
     case 'page':
       return applyPage(state, action)
+    case 'tail':
+      return applyTail(state, action)
+    case 'older':
+      return state.isLoadingOlder ? state : { ...state, isLoadingOlder: true }
     case 'event':
       return applyEvent(state, action.event, action.prevSeq)
     case 'delta':
@@ -168,7 +193,7 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
         streaming: action.isRunning ? state.streaming : [],
       }
     case 'failed':
-      return { ...state, isLoading: false, error: action.message }
+      return { ...state, isLoading: false, isLoadingOlder: false, error: action.message }
   }
 }
 
@@ -189,6 +214,27 @@ function applyPage(state: FeedState, page: Extract<FeedAction, { type: 'page' }>
   const length = Math.max(state.length, page.length)
   const next = { ...state, events, length, coveredTo: advanceCovered(events, coveredTo) }
   return page.nextSeq === null ? settle({ ...next, isLoading: false }) : next
+}
+
+/** Where the next older page ends (exclusive), or undefined when the history's start is in. */
+export function olderEnd(state: FeedState): number | undefined {
+  if (state.isLoading || state.isLoadingOlder || state.coveredFrom === 0) return undefined
+  return state.coveredFrom
+}
+
+function applyTail(state: FeedState, page: Extract<FeedAction, { type: 'tail' }>): FeedState {
+  const events = mergeEvents(state.events, page.events.filter(isFeedEvent))
+  const length = Math.max(state.length, page.length)
+  if (state.isLoading) {
+    // The opening page: its window is the whole coverage (notifications already in follow it).
+    const coveredTo = advanceCovered(events, Math.max(state.coveredTo, page.toSeq))
+    const opened = { ...state, events, length, coveredFrom: page.coveredFrom, coveredTo }
+    return settle({ ...opened, isLoading: false, isLoadingOlder: false })
+  }
+  // An older page joins the window only when it reaches up to it (no hole between them).
+  const joins = page.toSeq >= state.coveredFrom
+  const coveredFrom = joins ? Math.min(state.coveredFrom, page.coveredFrom) : state.coveredFrom
+  return { ...state, events, length, coveredFrom, isLoadingOlder: false }
 }
 
 function applyEvent(state: FeedState, event: EventDto, prevSeq?: number): FeedState {

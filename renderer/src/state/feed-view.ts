@@ -19,6 +19,8 @@ export function toSessionFeed(state: FeedState, cache: EventCache): SessionFeed 
       events: state.events,
       cache,
       isLoading: state.isLoading,
+      hasOlder: state.coveredFrom > 0,
+      isLoadingOlder: state.isLoadingOlder,
       streaming: state.streaming,
       pendingApprovals: state.pendingApprovals,
       childApprovals: state.childApprovals,

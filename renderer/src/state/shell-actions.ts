@@ -17,6 +17,10 @@ export interface StoreOps {
   readonly call: BridleApi['call']
   readonly fail: (what: string, error: BridgeError) => void
   readonly pageEvents: (sessionId: string, fromSeq: number) => Promise<void>
+  /** Reads the feed's last page, or the page below `toSeq`. */
+  readonly pageTail: (sessionId: string, toSeq?: number, limit?: number) => Promise<void>
+  readonly loadOlder: () => Promise<void>
+  readonly reachBack: (seq: number) => Promise<void>
   readonly refreshDetails: (sessionId: string) => Promise<void>
   readonly loadSessions: (cursor: string | null) => Promise<void>
   readonly applySummary: (session: SessionSummary, details?: SessionDetails) => void
@@ -25,7 +29,7 @@ export interface StoreOps {
 export type SetState = (partial: Partial<ShellState>) => void
 
 export function initialState(set: SetState, get: () => ShellState, ops: StoreOps): ShellState {
-  const { call, fail, pageEvents, refreshDetails, loadSessions, applySummary } = ops
+  const { call, fail, pageTail, refreshDetails, loadSessions, applySummary } = ops
 
   const loadProjects = async () => {
     const result = await call('project/recent', { limit: 20 })
@@ -127,8 +131,13 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
         eventCache: new EventCache(sessionId, pageLoader(call, sessionId)),
         selectedSeq: selectSeq,
       })
-      await Promise.all([refreshDetails(sessionId), pageEvents(sessionId, 0)])
+      await Promise.all([refreshDetails(sessionId), pageTail(sessionId)])
+      // A search hit (or a link) may name a message older than the opening page.
+      if (selectSeq !== undefined) await ops.reachBack(selectSeq)
     },
+
+    loadOlder: ops.loadOlder,
+    reachBack: ops.reachBack,
 
     closeSession() {
       set({ feed: undefined, eventCache: undefined, selectedSeq: undefined })
@@ -219,6 +228,8 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
 
     selectSeq(seq) {
       set({ selectedSeq: seq })
+      // The chat shows the selected message: one older than its pages are read back to it.
+      if (seq !== undefined) void ops.reachBack(seq)
     },
 
     showPanel(panel) {

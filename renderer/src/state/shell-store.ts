@@ -22,7 +22,7 @@ import type { AttachmentInput } from '../../../protocol/attachments'
 import type { DrawerPanel } from '../features/feed'
 import type { EventCache } from './event-cache'
 import type { RestoreRequest } from './restore-request'
-import { FEED_EVENT_TYPES, gapStart, reduceFeed } from './feed-reducer'
+import { FEED_EVENT_TYPES, gapStart, olderEnd, reduceFeed } from './feed-reducer'
 import type { FeedAction, FeedState, SessionDetails } from './feed-reducer'
 import { upsertSessions } from './session-tree'
 import { initialState } from './shell-actions'
@@ -30,6 +30,17 @@ import type { StoreOps } from './shell-actions'
 
 /** How many events a `session/events` page asks for. */
 export const EVENTS_PAGE_SIZE = 2000
+/**
+ * How many events the opening page (the history's tail) and the first older page ask for: about
+ * 150 messages, several screens to scroll before the next page, read and parsed in tens of ms.
+ */
+export const TAIL_PAGE_SIZE = 500
+/**
+ * The most an older page asks for. Older pages grow with the window (as many events as it holds,
+ * up to this): each prepend projects the chat again from its start, so doubling pages keep the
+ * total work of scrolling to the start of a 200k-event session near linear, not quadratic.
+ */
+export const OLDER_PAGE_MAX = 5000
 /** How many sessions a `session/list` page asks for. */
 export const SESSIONS_PAGE_SIZE = 100
 /** How long notifications may pile up past a gap before the gap is fetched. */
@@ -100,6 +111,10 @@ export interface ShellState {
   readonly loadMoreSessions: () => Promise<void>
   readonly setSearch: (query: string) => Promise<void>
   readonly openSession: (sessionId: string, selectSeq?: number) => Promise<void>
+  /** Reads the open session's next older page, if there is one and none is being read. */
+  readonly loadOlder: () => Promise<void>
+  /** Reads older pages until the feed holds `seq` (a selection made far back in the history). */
+  readonly reachBack: (seq: number) => Promise<void>
   readonly closeSession: () => void
   /** Creates a session in the current project and opens it; `title` names it at once. */
   readonly createSession: (title?: string) => Promise<string | undefined>
@@ -191,6 +206,67 @@ export function createShellStore(api: BridleApi): {
   }
 
   /**
+   * Reads the feed's last page (`toSeq` absent: the session opening) or the page below `toSeq`
+   * (scrolling up), in one call; stops if another session opened meanwhile.
+   */
+  const pageTail = async (sessionId: string, toSeq?: number, limit = TAIL_PAGE_SIZE) => {
+    const result = await call('session/events', {
+      sessionId,
+      tail: true,
+      types: [...FEED_EVENT_TYPES],
+      limit,
+      ...(toSeq === undefined ? {} : { toSeq }),
+    })
+    if (get().feed?.sessionId !== sessionId) return
+    if (!result.ok) {
+      dispatch(sessionId, { type: 'failed', message: result.error.message })
+      return
+    }
+    const { events, length, coveredFrom } = result.value
+    dispatch(sessionId, {
+      type: 'tail',
+      events,
+      length,
+      coveredFrom: coveredFrom ?? 0,
+      toSeq: toSeq ?? length,
+    })
+  }
+
+  /** The older page being read, so a second asker waits for it rather than giving up. */
+  let olderRead: { sessionId: string; done: Promise<void> } | undefined
+
+  const loadOlder = (): Promise<void> => {
+    const { feed } = get()
+    if (feed === undefined) return Promise.resolve()
+    // Only while the page is still being read: once it landed (the feed says so before the
+    // promise settles) a new ask reads the next page.
+    if (olderRead?.sessionId === feed.sessionId && feed.isLoadingOlder) return olderRead.done
+    const end = olderEnd(feed)
+    if (end === undefined) return Promise.resolve()
+    dispatch(feed.sessionId, { type: 'older' })
+    const limit = Math.min(OLDER_PAGE_MAX, Math.max(TAIL_PAGE_SIZE, feed.events.length))
+    const read = {
+      sessionId: feed.sessionId,
+      done: pageTail(feed.sessionId, end, limit).finally(() => {
+        if (olderRead === read) olderRead = undefined
+      }),
+    }
+    olderRead = read
+    return read.done
+  }
+
+  const reachBack = async (seq: number) => {
+    for (;;) {
+      const { feed } = get()
+      if (feed === undefined || feed.isLoading || feed.error !== undefined) return
+      if (feed.coveredFrom <= seq || feed.coveredFrom === 0) return
+      await loadOlder()
+      // Nothing moved (the read failed or another session opened): stop rather than spin.
+      if (get().feed?.coveredFrom === feed.coveredFrom) return
+    }
+  }
+
+  /**
    * Fetches past a gap once notifications settle: one call per burst, not per event. Skipped
    * chunks are no gap (each notification names the previous forwarded seq), so this runs only
    * when notifications were really missed.
@@ -253,6 +329,9 @@ export function createShellStore(api: BridleApi): {
     call,
     fail,
     pageEvents,
+    pageTail,
+    loadOlder,
+    reachBack,
     refreshDetails,
     loadSessions,
     applySummary,
@@ -280,7 +359,7 @@ export function createShellStore(api: BridleApi): {
     void loadSessions(null)
     if (feed) {
       void refreshDetails(feed.sessionId)
-      void pageEvents(feed.sessionId, feed.coveredTo)
+      void (feed.isLoading ? pageTail(feed.sessionId) : pageEvents(feed.sessionId, feed.coveredTo))
     }
   }
 

@@ -487,6 +487,55 @@ describe('session/events', () => {
     expect(await codeOf('session/events', { sessionId: 'missing' })).toBe('NOT_FOUND')
   })
 
+  it('reads from the end (tail): the last page, then older pages back to the start, across a fork', async () => {
+    const parent = await createSession()
+    withWriter(parent.id, (session) => {
+      for (let i = 0; i < 4; i++) appendTurn(session, `question ${i}`, [{ calls: [`c${i}`] }, {}])
+    })
+    const all = await allEvents(parent.id)
+    const last = await ok('session/events', { sessionId: parent.id, tail: true, limit: 7 })
+    expect(last.events).toEqual(all.slice(-7))
+    expect(last.coveredFrom).toBe(all.at(-7)?.seq)
+    expect(last.nextSeq).toBeNull()
+    expect(last.length).toBe(all.length)
+
+    // Page back from the end: every event once, in order, down to coveredFrom 0.
+    const walked: typeof all = []
+    let toSeq = last.coveredFrom ?? 0
+    walked.unshift(...last.events)
+    while (toSeq > 0) {
+      const page: ResultOf<'session/events'> = await ok('session/events', {
+        sessionId: parent.id,
+        tail: true,
+        toSeq,
+        limit: 7,
+      })
+      walked.unshift(...page.events)
+      toSeq = page.coveredFrom ?? 0
+    }
+    expect(walked).toEqual(all)
+
+    // A sparse filter: the last two calls, however far back they are.
+    const calls = all.filter((e) => e.type === 'tool/call')
+    const lastCalls = await ok('session/events', {
+      sessionId: parent.id,
+      tail: true,
+      types: ['tool/call'],
+      limit: 2,
+    })
+    expect(lastCalls.events).toEqual(calls.slice(-2))
+    expect(lastCalls.coveredFrom).toBe(calls.at(-2)?.seq)
+    const whole = await ok('session/events', { sessionId: parent.id, tail: true, limit: 5000 })
+    expect(whole.events).toEqual(all)
+    expect(whole.coveredFrom).toBe(0)
+
+    // A fork's tail reads its parent's events below the fork point.
+    const child = await ok('session/fork', { sessionId: parent.id, atSeq: 18 })
+    const childTail = await ok('session/events', { sessionId: child.id, tail: true, limit: 4 })
+    expect(childTail.events).toEqual(all.slice(14, 18))
+    expect(childTail.coveredFrom).toBe(14)
+  })
+
   it('reads a page deep in a 100k-event history without loading it', async () => {
     const store = sideStore()
     const id = 'big'

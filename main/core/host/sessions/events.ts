@@ -1,6 +1,6 @@
 import type { EventDto, ParamsOf, ResultOf } from '../../../../protocol/contract.js'
 import { eventEnvelope } from '../../../../protocol/events.js'
-import type { EventRow, Store } from '../../store/index.js'
+import type { EventQuery, EventRow, Store } from '../../store/index.js'
 import type { SessionSummaries } from './summary.js'
 
 type EventsParams = ParamsOf<'session/events'>
@@ -20,18 +20,46 @@ export function readEventsPage(
   const limit = params.limit ?? 1000
   const range = narrowToTurn(store, params)
   if (range === undefined) return { events: [], nextSeq: null, length: row.nextSeq }
-  const rows = store.readEvents(params.sessionId, {
-    ...range,
+  const filters: EventQuery = {
     ...(params.types === undefined ? {} : { types: params.types }),
     ...(params.turn === undefined ? {} : { turn: params.turn }),
     ...(params.step === undefined ? {} : { step: params.step }),
-    limit: limit + 1,
-  })
+  }
+  if (params.tail === true) {
+    const toSeq = Math.min(range.toSeq ?? row.nextSeq, row.nextSeq)
+    const tail = readTail(store, params.sessionId, range.fromSeq, toSeq, filters, limit)
+    return { ...tail, events: tail.events.map(toEventDto), nextSeq: null, length: row.nextSeq }
+  }
+  const rows = store.readEvents(params.sessionId, { ...range, ...filters, limit: limit + 1 })
   const next = rows[limit]
   return {
     events: rows.slice(0, limit).map(toEventDto),
     nextSeq: next === undefined ? null : next.seq,
     length: row.nextSeq,
+  }
+}
+
+/**
+ * The last `limit` matching rows in `[fromSeq, toSeq)`, found by reading back in growing spans
+ * (the store reads forward only): a span of twice the limit finds them at once when most events
+ * match (the chat's types leave out only chunks); sparse filters take a few more reads, each
+ * four times longer, so a 200k-event history costs a handful of indexed queries at most.
+ */
+function readTail(
+  store: Store,
+  sessionId: string,
+  fromSeq: number,
+  toSeq: number,
+  filters: EventQuery,
+  limit: number,
+): { events: EventRow[]; coveredFrom: number } {
+  for (let span = limit * 2; ; span *= 4) {
+    const from = Math.max(fromSeq, toSeq - span)
+    const rows = store.readEvents(sessionId, { ...filters, fromSeq: from, toSeq })
+    if (rows.length < limit && from > fromSeq) continue
+    const events = rows.slice(-limit)
+    const first = events[0]
+    return { events, coveredFrom: rows.length > limit && first !== undefined ? first.seq : from }
   }
 }
 

@@ -20,6 +20,7 @@ import { ModelBadge } from './model-badge'
 import { useChatItems } from './use-chat-items'
 import { useChatKeys } from './use-chat-keys'
 import { useFollowEnd } from './use-follow-end'
+import { useOlderPages } from './use-older-pages'
 import './chat.css'
 
 /**
@@ -45,6 +46,8 @@ export function ChatPanel({
   eventsNow.current = feed.events
   const [editingSeq, setEditingSeq] = useState<number | undefined>()
   const openRestore = useShell((s) => s.openRestore)
+  const reachBack = useShell((s) => s.reachBack)
+  const loadOlder = useShell((s) => s.loadOlder)
   useEffect(() => setEditingSeq(undefined), [sessionId])
   const actions = useMemo<MessageActions>(
     () => ({
@@ -55,9 +58,10 @@ export function ChatPanel({
       onShowPanel,
       onEdit: setEditingSeq,
       events: () => eventsNow.current,
+      reachBack,
       openRestore,
     }),
-    [api, sessionId, onSelectSeq, onOpenSession, onShowPanel, openRestore],
+    [api, sessionId, onSelectSeq, onOpenSession, onShowPanel, openRestore, reachBack],
   )
   const pendingByCall = useMemo(() => {
     const byCall = new Map<string, ApprovalRequest>()
@@ -96,6 +100,7 @@ export function ChatPanel({
     [items, liveLength, totalSize, isWorking],
   )
   const { isStuck, isAway, setStuck, handlers } = useFollowEnd(scroller, sessionId, content)
+  useOlderPages(scroller, virtualizer, items, feed, loadOlder)
   const [keyError, setKeyError] = useState<string | undefined>()
   useEffect(() => setKeyError(undefined), [sessionId])
   // Brings a message into view, leaving the end (a key acting on a message scrolled out).
@@ -107,18 +112,16 @@ export function ChatPanel({
   }
   useChatKeys(actions, items, selectedSeq, reveal, setKeyError)
 
-  // A selection made elsewhere (the timeline) brings its message into view.
-  useEffect(() => {
-    if (selectedSeq === undefined) return
-    const index = itemIndexForSeq(items, selectedSeq)
-    if (index === undefined) return
-    setStuck(false)
-    virtualizer.scrollToIndex(index, { align: 'center' })
-    // Only a new selection scrolls (items and virtualizer are left out of the deps on purpose):
-    // rows arriving later must not pull the view back to it.
-  }, [selectedSeq])
-
   const selectedIndex = selectedSeq === undefined ? undefined : itemIndexForSeq(items, selectedSeq)
+  const isSelectionShown = selectedIndex !== undefined
+  // A selection made elsewhere (the timeline) brings its message into view, once its page is in.
+  useEffect(() => {
+    if (selectedSeq === undefined || selectedIndex === undefined) return
+    setStuck(false)
+    virtualizer.scrollToIndex(selectedIndex, { align: 'center' })
+    // Only a new selection, or its row arriving, scrolls (items and virtualizer are left out of
+    // the deps on purpose): rows arriving later must not pull the view back to it.
+  }, [selectedSeq, isSelectionShown])
 
   return (
     <RowStateContext value={rowState}>

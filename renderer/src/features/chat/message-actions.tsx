@@ -1,6 +1,5 @@
 import { Check, Copy, Pencil, Play, RefreshCw } from 'lucide-react'
 import { useState } from 'react'
-import type { EventDto } from '../../../../protocol/contract'
 import type { ResendChoice } from '../../state/restore-request'
 import { changesFiles, eventWhere } from '../../state/restore-words'
 import { IconButton } from '../../ui/icon-button'
@@ -36,6 +35,13 @@ export type ResendOutcome =
 const failed = (message: string): ResendOutcome => ({ status: 'failed', message })
 
 /**
+ * How far before a message the feed must reach for its fork point: the message's turn start and
+ * the `inbox/queued` it came from lie a few events before it, or a turn's length when it was
+ * queued while another turn ran; two pages' worth covers all but the longest turns.
+ */
+const FORK_CONTEXT_SEQS = 2000
+
+/**
  * Forks just before the user message at `userSeq` and sends `text` there, then opens the fork:
  * Edit (new text) and Regenerate (the same text) both work this way, so the old answer stays in
  * the parent and the new one is its sibling in the tree. When the project's files have changed
@@ -44,11 +50,12 @@ const failed = (message: string): ResendOutcome => ({ status: 'failed', message 
  */
 export async function resendFrom(
   actions: MessageActions,
-  events: readonly EventDto[],
   userSeq: number,
   newText?: string,
 ): Promise<ResendOutcome> {
-  const point = forkPointOfUser(events, userSeq)
+  // The feed is a window of the history: the message's queued event may lie below its start.
+  await actions.reachBack(Math.max(0, userSeq - FORK_CONTEXT_SEQS))
+  const point = forkPointOfUser(actions.events(), userSeq)
   if (point === undefined) return failed('Could not find where this message starts in the log.')
   const text = newText ?? point.text
   const toSeq = point.atSeq - 1
@@ -126,15 +133,14 @@ export async function continueAnswer(actions: MessageActions): Promise<string | 
 }
 
 /** The user message an answer replies to, for Regenerate. */
-export function regenerateAnswer(
+export async function regenerateAnswer(
   actions: MessageActions,
-  events: readonly EventDto[],
   answerSeq: number,
 ): Promise<ResendOutcome> {
-  const userSeq = promptOfAnswer(events, answerSeq)
-  if (userSeq === undefined)
-    return Promise.resolve(failed('There is no message before this answer.'))
-  return resendFrom(actions, events, userSeq)
+  await actions.reachBack(Math.max(0, answerSeq - FORK_CONTEXT_SEQS))
+  const userSeq = promptOfAnswer(actions.events(), answerSeq)
+  if (userSeq === undefined) return failed('There is no message before this answer.')
+  return resendFrom(actions, userSeq)
 }
 
 export const EditIcon = () => <Pencil size={15} aria-hidden />

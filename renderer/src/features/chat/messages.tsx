@@ -37,6 +37,8 @@ export interface MessageActions {
   readonly onShowPanel: (panel: DrawerPanel) => void
   /** The feed's events now (a getter, so the actions keep their identity as the log grows). */
   readonly events: () => readonly EventDto[]
+  /** Reads older pages until the feed holds `seq` (what a fork point needs before a message). */
+  readonly reachBack: (seq: number) => Promise<void>
   /** Opens "Restore files" (a message's "Restore files to here", Edit and Regenerate's offer). */
   readonly openRestore: (request: RestoreRequest) => void
 }
@@ -184,7 +186,7 @@ export const UserMessage = memo(function UserMessage({
     setBusy(true)
     setError(undefined)
     try {
-      const outcome = await resendFrom(actions, actions.events(), item.seq, text)
+      const outcome = await resendFrom(actions, item.seq, text)
       // Cancelled (the restore offer's Cancel): the editor stays open with the text.
       if (outcome.status === 'failed') setError(outcome.message)
       if (outcome.status === 'sent') close()
@@ -284,7 +286,7 @@ export const AssistantMessage = memo(function AssistantMessage({
         disabled={isBusy}
         onClick={() =>
           void run(async () => {
-            const outcome = await regenerateAnswer(actions, actions.events(), item.seq)
+            const outcome = await regenerateAnswer(actions, item.seq)
             return outcome.status === 'failed' ? outcome.message : undefined
           })
         }

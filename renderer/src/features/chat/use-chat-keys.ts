@@ -19,7 +19,7 @@ export function useChatKeys(
   useAction('regenerate', () => {
     const answer = items.findLast((item) => item.kind === 'assistant')
     if (answer === undefined) return false
-    void regenerateAnswer(actions, actions.events(), answer.seq).then((outcome) => {
+    void regenerateAnswer(actions, answer.seq).then((outcome) => {
       if (outcome.status === 'failed') onError(outcome.message)
     })
     return true

@@ -4,10 +4,15 @@ import type { SessionPanelProps } from '../feed'
 import { CheckpointItem } from './checkpoint-item'
 import { listCheckpoints } from './checkpoints'
 import './checkpoints.css'
+import { useEventsOfTypes } from '../../state/use-events-of-types'
+
+const COMPACTION_TYPES = ['compaction/checkpoint', 'compaction/undone']
 
 /** The session's compaction checkpoints, "compact now" and undo. */
 export function CheckpointsPanel({ api, feed, onSelectSeq }: SessionPanelProps) {
-  const checkpoints = useMemo(() => listCheckpoints(feed.events), [feed.events])
+  // The feed holds a window of the history; a checkpoint may lie anywhere in it.
+  const compactions = useEventsOfTypes(feed.cache, COMPACTION_TYPES)
+  const checkpoints = useMemo(() => listCheckpoints(compactions), [compactions])
   const sessionId = feed.session.id
   return (
     <div className="cp">

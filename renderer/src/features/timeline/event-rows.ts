@@ -5,7 +5,8 @@
  *
  * - unfiltered, a row's index is its seq (seqs are dense from 0): the feed's events and chunk
  *   windows read as the table scrolls, with an exact scroll bar from the feed's first page;
- * - types that leave chunks out: the feed's events filtered in memory, no read at all;
+ * - types that leave chunks out, once the feed holds the history from its start: the feed's
+ *   events filtered in memory, no read at all;
  * - anything that can match chunks (a chunk type, a turn or step alone): read forward from
  *   `session/events` with the `nextSeq` cursor, the count growing as the table nears the end.
  */
@@ -58,7 +59,9 @@ export interface EventRows {
 export function rowsFor(cache: EventCache, filter: EventFilter, pageSize?: number): EventRows {
   if (!isFiltered(filter)) return new AllRows(cache)
   const { types } = filter
-  if (types !== undefined && types.length > 0 && !types.includes(CHUNK_TYPE))
+  // The feed answers a filter alone only once it holds the history from its start.
+  const isWhole = cache.forwarded.coveredFrom === 0 && !cache.forwarded.isLoading
+  if (isWhole && types !== undefined && types.length > 0 && !types.includes(CHUNK_TYPE))
     return new FeedRows(cache, filter)
   return new QueryRows(cache, filter, pageSize)
 }

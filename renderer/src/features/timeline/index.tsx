@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { checkpointsOf } from '../../state/event-selectors'
-import { useShell } from '../../state/shell-context'
+import { useShell, useShellContext } from '../../state/shell-context'
 import { eventWhere } from '../../state/restore-words'
 import type { SessionPanelProps } from '../feed'
 import { chatSeqFor, EventDetail, useSelectedEvent } from './event-detail'
@@ -16,7 +16,11 @@ import type { CheckpointRange } from './request-diff'
 import { RequestInspector } from './request-view'
 import { sessionLinkOf } from './subagent-link'
 import { useEventRows } from './use-event-rows'
+import { useEventsOfTypes } from '../../state/use-events-of-types'
 import './timeline.css'
+
+/** What the request view needs of the whole history: where each request starts, the checkpoints. */
+const REQUEST_TYPES = ['request/start', 'compaction/checkpoint', 'compaction/undone']
 
 type Tab = 'events' | 'gantt' | 'request'
 const TABS: readonly { id: Tab; label: string }[] = [
@@ -97,11 +101,20 @@ export function TimelinePanel({
   }
   const selected = useSelectedEvent(feed.cache, selectedSeq)
   const openRestore = useShell((s) => s.openRestore)
+  const { store } = useShellContext()
+  // The chat holds a window of the history: it reads back to the event first, then the message
+  // of its turn is found among the events it now holds.
+  const showInChat = async (event: EventDto) => {
+    await store.getState().reachBack(event.seq)
+    onSelectSeq(chatSeqFor(event, store.getState().feed?.events ?? feed.events))
+  }
+  // The feed holds a window of the history; the request view steps through all of it.
+  const requestEvents = useEventsOfTypes(feed.cache, REQUEST_TYPES)
   const starts = useMemo(
-    () => feed.events.filter((e) => e.type === 'request/start').map((e) => e.seq),
-    [feed.events],
+    () => requestEvents.filter((e) => e.type === 'request/start').map((e) => e.seq),
+    [requestEvents],
   )
-  const checkpoints = useMemo(() => checkpointRanges(feed.events), [feed.events])
+  const checkpoints = useMemo(() => checkpointRanges(requestEvents), [requestEvents])
   const link = useMemo(
     () => (selected === undefined ? undefined : sessionLinkOf(selected, feed.events)),
     [selected, feed.events],
@@ -114,7 +127,7 @@ export function TimelinePanel({
   const detail = (
     <EventDetail
       event={selected}
-      onShowInChat={(event) => onSelectSeq(chatSeqFor(event, feed.events))}
+      onShowInChat={(event) => void showInChat(event)}
       onOpenRequest={openRequest}
       link={link}
       onOpenSession={onOpenSession}

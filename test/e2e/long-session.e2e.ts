@@ -1,0 +1,126 @@
+/**
+ * A long session opens on its tail: a history of 2,000 turns (about 14,000 events), written
+ * through the store before `bridle serve` starts, shows its last message at once with only the
+ * last page read; scrolling up reads older pages, keeps the message in view where it was when a
+ * page lands above it, and reaches the first message. Screenshots of the history's start:
+ * test-results/long-session-start-{1440,1024}-{light,dark}.png.
+ */
+import { expect, test } from '@playwright/test'
+import type { Page } from '@playwright/test'
+import { Session } from '../../main/core/log/index'
+import { databasePath, openStore } from '../../main/core/store/index'
+import { startApp } from './app-fixture'
+import type { AppUnderTest } from './app-fixture'
+import { shootEachWay } from './shots'
+
+const TURNS = 2000
+const TITLE = 'Long history'
+
+/** Each turn: a question, an answer that names its turn, and the steps around them. */
+function writeLongSession(home: string, project: string): void {
+  const store = openStore(databasePath(home))
+  try {
+    const session = Session.create(store, { projectDir: project })
+    session.append('session/title', { title: TITLE })
+    let request:
+      | { provider: string; model: string; params: Record<string, string>; headerSeq: number }
+      | undefined
+    for (let n = 1; n <= TURNS; n++) {
+      session.append('turn/start', {})
+      session.append('step/start', {})
+      request ??= {
+        provider: 'e2e',
+        model: 'scripted',
+        params: {},
+        headerSeq: session.append('request/header', {
+          sections: [{ name: 'identity', text: 'You are Bridle.' }],
+          tools: [],
+          reason: 'initial',
+        }).seq,
+      }
+      session.append('user/message', { content: `Question ${n} of the long history` })
+      session.append('request/start', request)
+      session.append('assistant/message', {
+        blocks: [{ type: 'text', text: `Answer ${n}: all is well.` }],
+        finish: 'stop',
+      })
+      session.append('step/end', { reason: 'completed' })
+      session.append('turn/end', { reason: 'completed' })
+      if (n % 100 === 0) session.flushSync()
+    }
+    session.flushSync()
+  } finally {
+    store.close()
+  }
+}
+
+let app: AppUnderTest
+
+/** What the page-side probes read of the chat's scroller (the e2e tsconfig has no DOM lib). */
+interface Scrolled {
+  scrollTop: number
+  readonly scrollHeight: number
+}
+
+test.beforeEach(async () => {
+  app = await startApp({ seed: writeLongSession })
+})
+
+test.afterEach(async () => {
+  await app.stop()
+})
+
+/** The highest row index the chat has rendered: at the end, its item count less one. */
+async function lastRowIndex(page: Page): Promise<number> {
+  return page
+    .locator('.chat-rows .chat-row')
+    .evaluateAll((rows: { getAttribute(name: string): string | null }[]) =>
+      Math.max(...rows.map((row) => Number(row.getAttribute('data-index')))),
+    )
+}
+
+test('a long session opens on its last message and reads older ones as the chat scrolls up', async ({
+  page,
+}) => {
+  test.setTimeout(180_000)
+  await page.goto(app.url)
+  await page
+    .getByRole('treeitem', { name: new RegExp(`^(${TITLE}|Untitled session)`) })
+    .first()
+    .click()
+  const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log).toHaveAttribute('aria-busy', 'false', { timeout: 30_000 })
+  await expect(log.getByText(`Answer ${TURNS}: all is well.`)).toBeVisible()
+  // Only the tail was read: the whole history is 6,000 rows (a question, an answer, a turn's end).
+  expect(await lastRowIndex(page)).toBeLessThan(1000)
+
+  const scroller = page.locator('.chat-scroll')
+  const height = () => scroller.evaluate((element: Scrolled) => element.scrollHeight)
+  // Up to the top of what is loaded: the next page lands above, and the view moves down by its
+  // height, so the rows that were in view still are (else it would jump to the page's top).
+  const loadedHeight = await height()
+  await scroller.hover()
+  await page.mouse.wheel(0, -1_000_000)
+  await expect.poll(height, { timeout: 30_000 }).toBeGreaterThan(loadedHeight + 5000)
+  const added = (await height()) - loadedHeight
+  const top = await scroller.evaluate((element: Scrolled) => element.scrollTop)
+  expect(top).toBeGreaterThan(added / 2)
+  expect(top).toBeLessThan(added + 2000)
+
+  // Up to the first message, a page at a time.
+  await expect
+    .poll(
+      async () => {
+        await scroller.evaluate((element: Scrolled) => (element.scrollTop = 0))
+        return log.getByText('Question 1 of the long history', { exact: true }).count()
+      },
+      { timeout: 120_000, intervals: [200, 500, 1000] },
+    )
+    .toBe(1)
+  await expect(log.getByText('Question 1 of the long history', { exact: true })).toBeInViewport()
+  await shootEachWay(page, (size, theme) => `test-results/long-session-start-${size}-${theme}.png`)
+
+  // "Jump to latest" goes back to the end, which stayed as it was.
+  await page.getByRole('button', { name: 'Jump to latest ↓' }).click()
+  await expect(log.getByText(`Answer ${TURNS}: all is well.`)).toBeInViewport()
+})
