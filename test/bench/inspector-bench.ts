@@ -135,8 +135,17 @@ export async function benchInspector(events = 200_000): Promise<Figure[]> {
     figures.push(
       figure('inspector: JS heap after scrolling the timeline', await heapAfterGc(page), 'MB'),
     )
-    const toStart = await scrollChatToStart(page, 'turn 1: look at src/file1.ts')
-    figures.push(figure(`chat: scroll up to the first of ${events} events`, toStart, 'ms'))
+    // Reading 200k events back page by page is slow; a bench that does not get there says so
+    // and goes on (its other figures stand).
+    const toStart = await scrollChatToStart(page, 'turn 1: look at src/file1.ts', 180_000).catch(
+      () => Number.NaN,
+    )
+    figures.push(
+      figure(`chat: scroll up to the first of ${events} events`, toStart, 'ms', {
+        text: 'reached within 180 s',
+        isMet: Number.isFinite(toStart),
+      }),
+    )
     figures.push(
       figure('inspector bench: JS heap at the first message', await heapAfterGc(page), 'MB'),
     )
