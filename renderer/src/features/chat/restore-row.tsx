@@ -2,7 +2,7 @@ import { History, Undo2 } from 'lucide-react'
 import { memo } from 'react'
 import type { ChatItem } from './items'
 import { useShell } from '../../state/shell-context'
-import { planSummary } from '../../state/restore-words'
+import { planLines, planSummary } from '../../state/restore-words'
 
 type RestoreItem = Extract<ChatItem, { kind: 'restore' }>
 
@@ -21,11 +21,7 @@ export const RestoreRow = memo(function RestoreRow({
 }) {
   const openRestore = useShell((s) => s.openRestore)
   const isRestore = item.action === 'restored'
-  const files = [
-    ...item.written.map((path) => ({ path, verb: 'put back' })),
-    ...item.removed.map((path) => ({ path, verb: 'removed' })),
-    ...item.skipped.map(({ path, reason }) => ({ path, verb: `left alone: ${reason}` })),
-  ]
+  const files = planLines(item)
   return (
     <div
       className={`notice-row restore-row${item.isUndone ? ' restore-row-undone' : ''}`}
@@ -71,9 +67,10 @@ export const RestoreRow = memo(function RestoreRow({
         <details className="restore-row-files">
           <summary>Files</summary>
           <ul>
-            {files.map(({ path, verb }) => (
+            {files.map(({ path, verb, reason }) => (
               <li key={path}>
-                <code>{path}</code> <span className="muted">{verb}</span>
+                <code>{path}</code>{' '}
+                <span className="muted">{reason === undefined ? verb : `${verb}: ${reason}`}</span>
               </li>
             ))}
           </ul>

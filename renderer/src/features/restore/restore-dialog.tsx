@@ -127,7 +127,7 @@ function RestoreContent({
           ? "Puts the project's files back to how they were before the last restore."
           : `Puts the project's files back to how they were ${request.where}.`}{' '}
         <span className="muted">
-          Only files this session changed are touched; .git never is.
+          Only files this conversation's turns changed are touched; .git never is.
           {request.kind === 'resend' && ' Your message is sent in a new branch either way.'}
         </span>
       </p>
