@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { ACTIVITY_RESOLUTION_MS } from './constants.js'
 import { eventParams } from './rows.js'
 import { noSuchSession } from './sessions.js'
 import type { EventRow } from './types.js'
@@ -6,29 +7,46 @@ import { StoreError } from './types.js'
 
 type EventParams = ReturnType<typeof eventParams>
 
+interface Tail {
+  next_seq: number
+  updated_at: number
+  /** Whether the session is first in the sessions list's order (most recent activity). */
+  is_latest: 0 | 1
+}
+
 /**
  * The hot path: appends a batch of one session's rows with reused prepared statements, checks
  * the seq against the stored tail first (a stale writer fails loudly instead of leaving a gap,
  * docs/ARCHITECTURE.md 3.3), and updates the session's counters in the same transaction. The
  * search index is not written here: it catches up in a batch of its own after the commit
- * (SearchIndex.catchUp), so a durable append writes only the event's own pages.
+ * (SearchIndex.catchUp), and the session's activity time moves only in whole seconds
+ * (ACTIVITY_RESOLUTION_MS), so a durable append writes the event's pages and the session's row.
  */
 export class EventAppender {
-  private readonly nextSeqOf: Database.Statement<[string], number>
+  private readonly tailOf: Database.Statement<[string], Tail>
   private readonly insert: Database.Statement<EventParams>
-  private readonly bump: Database.Statement<[number, number, number, number, string]>
+  private readonly bump: Database.Statement<[number, number, number, string]>
+  private readonly bumpWithActivity: Database.Statement<[number, number, number, number, string]>
   private readonly appendAtomically: Database.Transaction<
     (sessionId: string, rows: readonly EventRow[], counts: { messages: number; at: number }) => void
   >
 
   constructor(private readonly db: Database.Database) {
-    this.nextSeqOf = db
-      .prepare<[string], number>('SELECT next_seq FROM sessions WHERE id = ?')
-      .pluck()
+    this.tailOf = db.prepare<[string], Tail>(
+      `SELECT next_seq, updated_at,
+         id = (SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1) AS is_latest
+       FROM sessions WHERE id = ?`,
+    )
     this.insert = db.prepare(
       'INSERT INTO events (session_id, seq, type, v, turn, step, at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     )
+    // Two statements, not one with a CASE: SQLite rewrites the index of every column an UPDATE
+    // names, even to the same value.
     this.bump = db.prepare(
+      `UPDATE sessions SET own_event_count = own_event_count + ?, next_seq = ?,
+         message_count = message_count + ? WHERE id = ?`,
+    )
+    this.bumpWithActivity = db.prepare(
       `UPDATE sessions SET own_event_count = own_event_count + ?, next_seq = ?,
          message_count = message_count + ?, updated_at = ? WHERE id = ?`,
     )
@@ -56,12 +74,25 @@ export class EventAppender {
     rows: readonly EventRow[],
     counts: { messages: number; at: number },
   ): void {
-    const expected = this.nextSeqOf.get(sessionId)
-    if (expected === undefined) throw noSuchSession(sessionId)
+    const tail = this.tailOf.get(sessionId)
+    if (tail === undefined) throw noSuchSession(sessionId)
+    const expected = tail.next_seq
     checkBatch(sessionId, rows, expected, counts)
     for (const row of rows) this.insert.run(...eventParams(row))
-    this.bump.run(rows.length, expected + rows.length, counts.messages, counts.at, sessionId)
+    const next = expected + rows.length
+    if (movesActivity(tail, counts.at)) {
+      this.bumpWithActivity.run(rows.length, next, counts.messages, counts.at, sessionId)
+    } else this.bump.run(rows.length, next, counts.messages, sessionId)
   }
+}
+
+/**
+ * Whether an append at `at` rewrites the session's activity time: when it is a second or more
+ * away from the stored one, or when another session is ahead of this one in the list (so the
+ * session being written to always comes first, as it would with exact times).
+ */
+function movesActivity(tail: Tail, at: number): boolean {
+  return tail.is_latest === 0 || Math.abs(at - tail.updated_at) >= ACTIVITY_RESOLUTION_MS
 }
 
 /** Checks the whole batch before the first insert, so a refusal writes nothing at all. */

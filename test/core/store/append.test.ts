@@ -4,16 +4,13 @@ import { StoreError } from '../../../main/core/store/index.js'
 import type { SqliteStore } from '../../../main/core/store/index.js'
 import { codeOf, freshStore, row } from './helpers.js'
 
+function sessionFields(id: string) {
+  return { id, parentId: null, forkSeq: null, projectDir: '/p', title: null, createdAt: 10 }
+}
+
 function storeWithSession(id = 's'): SqliteStore {
   const store = freshStore()
-  store.createSession({
-    id,
-    parentId: null,
-    forkSeq: null,
-    projectDir: '/p',
-    title: null,
-    createdAt: 10,
-  })
+  store.createSession(sessionFields(id))
   return store
 }
 
@@ -32,13 +29,13 @@ describe('appendEvents', () => {
     const store = storeWithSession()
     store.write(() => store.appendEvents('s', [row('s', 0), row('s', 1)], { messages: 1, at: 50 }))
     store.write(() =>
-      store.appendEvents('s', [row('s', 2, { type: 'user/message' })], { messages: 1, at: 60 }),
+      store.appendEvents('s', [row('s', 2, { type: 'user/message' })], { messages: 1, at: 6000 }),
     )
     expect(store.getSession('s')).toMatchObject({
       nextSeq: 3,
       ownEventCount: 3,
       messageCount: 2,
-      updatedAt: 60,
+      updatedAt: 6000,
     })
     expect(store.readEvents('s').map((r) => [r.seq, r.type])).toEqual([
       [0, 'turn/start'],
@@ -46,6 +43,38 @@ describe('appendEvents', () => {
       [2, 'user/message'],
     ])
     expect(onDisk(store, (db) => db.prepare('SELECT count(*) FROM events').pluck().get())).toBe(3)
+  })
+
+  it('moves the activity time only when it is a second or more away from the stored one', () => {
+    const store = storeWithSession()
+    const activityAfter = (seq: number, at: number) => {
+      store.write(() => store.appendEvents('s', [row('s', seq)], { messages: 0, at }))
+      return store.getSession('s')?.updatedAt
+    }
+    // storeWithSession creates the session at 10.
+    expect(activityAfter(0, 500)).toBe(10)
+    expect(activityAfter(1, 1009)).toBe(10)
+    expect(activityAfter(2, 1010)).toBe(1010)
+    expect(activityAfter(3, 1500)).toBe(1010)
+    expect(activityAfter(4, 2500)).toBe(2500)
+    // A clock set back by more than a second moves it too, as before.
+    expect(activityAfter(5, 100)).toBe(100)
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 6, ownEventCount: 6 })
+  })
+
+  it('puts the session written to first in the list at once, even within the second', () => {
+    const store = storeWithSession('a')
+    store.createSession({ ...sessionFields('b'), createdAt: 20 })
+    const first = () => store.listSessions({ limit: 1 }).items[0]?.id
+    expect(first()).toBe('b')
+    store.write(() => store.appendEvents('a', [row('a', 0)], { messages: 0, at: 30 }))
+    expect(first()).toBe('a')
+    expect(store.getSession('a')?.updatedAt).toBe(30)
+    // Already first: a second append within the second leaves the stored time alone.
+    store.write(() => store.appendEvents('a', [row('a', 1)], { messages: 0, at: 40 }))
+    expect(store.getSession('a')?.updatedAt).toBe(30)
+    store.write(() => store.appendEvents('b', [row('b', 0)], { messages: 0, at: 50 }))
+    expect(first()).toBe('b')
   })
 
   it('round-trips every field exactly', () => {
@@ -68,14 +97,17 @@ describe('appendEvents', () => {
     for (const first of [0, 2]) {
       const error = catchError(() =>
         store.write(() =>
-          store.appendEvents('s', [row('s', first), row('s', first + 1)], { messages: 0, at: 9 }),
+          store.appendEvents('s', [row('s', first), row('s', first + 1)], {
+            messages: 0,
+            at: 9000,
+          }),
         ),
       )
       expect(error.code).toBe('STALE_WRITER')
       expect(error.message).toContain('expected seq 1')
       expect(error.message).toContain(`${first}`)
     }
-    expect(store.getSession('s')).toMatchObject({ nextSeq: 1, ownEventCount: 1, updatedAt: 1 })
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 1, ownEventCount: 1, updatedAt: 10 })
     expect(store.readEvents('s')).toHaveLength(1)
   })
 
