@@ -421,6 +421,11 @@ export const methods = {
       contextWindow: z.number().int().positive().optional(),
       /** How the session talks to its model, once its first turn resolved it. */
       profile: ModelProfileView.optional(),
+      /**
+       * Whether code mode is on: the last `session/code-mode` switch of the whole history (the
+       * app's chat may hold only the history's tail).
+       */
+      codeMode: z.boolean(),
     }),
   },
   'session/rename': {

@@ -126,7 +126,7 @@ const samples: { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> }
   },
   'session/get': {
     params: { sessionId: 's1' },
-    result: { session, pendingApprovals: [approval], contextWindow: 32768 },
+    result: { session, pendingApprovals: [approval], contextWindow: 32768, codeMode: false },
   },
   'session/rename': { params: { sessionId: 's1', title: 'Fix the parser' }, result: session },
   'session/setModel': {

@@ -50,6 +50,11 @@ export interface SessionFeed {
   readonly contextWindow?: number
   /** How the session talks to its model (for the model badge), once its first turn resolved it. */
   readonly profile?: ModelProfileView
+  /**
+   * Code mode over the whole history, as the session's details last said; the feed's own
+   * `session/code-mode` events (its tail, so the newest) take precedence.
+   */
+  readonly codeMode?: boolean
 }
 
 /** Props every session panel (chat, checkpoints, timeline) takes. */

@@ -28,6 +28,7 @@ export interface SessionDetails {
   readonly pendingApprovals: readonly ApprovalRequest[]
   readonly contextWindow?: number | undefined
   readonly profile?: ModelProfileView | undefined
+  readonly codeMode?: boolean | undefined
 }
 
 /**
@@ -62,6 +63,8 @@ export interface FeedState {
   readonly contextWindow: number | undefined
   /** How the session talks to its model, once its first turn resolved it (`session/get`). */
   readonly profile: ModelProfileView | undefined
+  /** Code mode as `session/get` read it over the whole history (the feed may hold only its tail). */
+  readonly codeMode: boolean | undefined
   /** What failed while loading, to show instead of a silent empty chat. */
   readonly error: string | undefined
 }
@@ -122,6 +125,7 @@ export function initialFeed(sessionId: string): FeedState {
     isRunning: false,
     contextWindow: undefined,
     profile: undefined,
+    codeMode: undefined,
     error: undefined,
   }
 }
@@ -135,6 +139,7 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
         isRunning: action.details.session.isRunning,
         contextWindow: action.details.contextWindow,
         profile: action.details.profile,
+        codeMode: action.details.codeMode,
         pendingApprovals: mergeApprovals(
           action.details.pendingApprovals.filter((a) => a.sessionId === state.sessionId),
           state.pendingApprovals,

@@ -27,6 +27,7 @@ export function toSessionFeed(state: FeedState, cache: EventCache): SessionFeed 
       isRunning: state.isRunning,
       ...(state.contextWindow === undefined ? {} : { contextWindow: state.contextWindow }),
       ...(state.profile === undefined ? {} : { profile: state.profile }),
+      ...(state.codeMode === undefined ? {} : { codeMode: state.codeMode }),
     }
     views.set(state, view)
   }

@@ -243,8 +243,25 @@ describe('session/create, get, rename, delete, restore', () => {
     expect(await ok('session/get', { sessionId: created.id })).toEqual({
       session: created,
       pendingApprovals: [],
+      codeMode: false,
     })
     expect(await codeOf('session/get', { sessionId: 'missing' })).toBe('NOT_FOUND')
+  })
+
+  it("says whether code mode is on from the whole history's last switch, a fork's prefix too", async () => {
+    const parent = await createSession()
+    const codeMode = async (sessionId: string) => (await ok('session/get', { sessionId })).codeMode
+    withWriter(parent.id, (session) => {
+      session.append('session/code-mode', { on: true })
+      // Far more history after the switch than the app's chat reads at open.
+      for (let i = 0; i < 40; i++) appendTurn(session, `question ${i}`, [{ calls: [`c${i}`] }, {}])
+    })
+    expect(await codeMode(parent.id)).toBe(true)
+    const { eventCount } = (await ok('session/get', { sessionId: parent.id })).session
+    const fork = await ok('session/fork', { sessionId: parent.id, atSeq: eventCount - 1 })
+    withWriter(parent.id, (session) => session.append('session/code-mode', { on: false }))
+    expect(await codeMode(parent.id)).toBe(false)
+    expect(await codeMode(fork.id)).toBe(true)
   })
 
   it('renames through the log and the row together; an empty title clears it', async () => {

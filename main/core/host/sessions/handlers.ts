@@ -89,6 +89,7 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
       return {
         session,
         pendingApprovals: [...deps.runtime.pendingApprovals(sessionId)],
+        codeMode: summaries.codeMode(sessionId),
         ...(contextWindow === undefined ? {} : { contextWindow }),
         ...(profile === undefined ? {} : { profile }),
       }

@@ -48,6 +48,18 @@ export class SessionSummaries {
     }
   }
 
+  /**
+   * Whether the session's last `session/code-mode` switch, over its whole history (a fork's
+   * inherited prefix too), turned code mode on: one seek in the type index and one row read.
+   */
+  codeMode(sessionId: string): boolean {
+    const seq = this.store.lastSeqOfType(sessionId, 'session/code-mode', Number.MAX_SAFE_INTEGER)
+    if (seq === undefined) return false
+    const [event] = this.store.readEvents(sessionId, { fromSeq: seq, toSeq: seq + 1 })
+    const data = event === undefined ? undefined : parsedData(event.data)
+    return typeof data === 'object' && data !== null && 'on' in data && data.on === true
+  }
+
   /** The model a `session/model` switch just logged (the cache would keep the old one). */
   setModel(sessionId: string, model: string): void {
     this.models.set(sessionId, model)

@@ -130,7 +130,12 @@ export function ChatPanel({
           {feed.profile !== undefined && (
             <ModelBadge key={sessionId} profile={feed.profile} onShowPanel={onShowPanel} />
           )}
-          <CodeModeSwitch api={api} sessionId={sessionId} events={feed.events} />
+          <CodeModeSwitch
+            api={api}
+            sessionId={sessionId}
+            events={feed.events}
+            {...(feed.codeMode === undefined ? {} : { before: feed.codeMode })}
+          />
           <ContextMeter tokens={promptTokens} window={contextWindow} />
           <IconButton
             className="ghost chat-export"

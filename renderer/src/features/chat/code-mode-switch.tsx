@@ -7,8 +7,13 @@ import './code-mode-switch.css'
 export interface CodeModeSwitchProps {
   readonly api: BridleApi
   readonly sessionId: string
-  /** The session's events: the last `session/code-mode` says whether code mode is on. */
+  /**
+   * The events the chat holds, the history's tail: their last `session/code-mode`, if any, says
+   * whether code mode is on.
+   */
   readonly events: readonly EventDto[]
+  /** Code mode as switched before those events (the session's details); off when unknown. */
+  readonly before?: boolean
 }
 
 /** What the switch's tooltip says, in one sentence. */
@@ -21,8 +26,11 @@ export const CODE_MODE_HINT =
  * shown at once and kept until the switch comes back as an event, or undone with the host's
  * sentence when it refuses.
  */
-export function CodeModeSwitch({ api, sessionId, events }: CodeModeSwitchProps) {
-  const logged = useMemo(() => lastOfType(events, 'session/code-mode')?.data.on ?? false, [events])
+export function CodeModeSwitch({ api, sessionId, events, before }: CodeModeSwitchProps) {
+  const logged = useMemo(
+    () => lastOfType(events, 'session/code-mode')?.data.on ?? before ?? false,
+    [events, before],
+  )
   const [wanted, setWanted] = useState<boolean | undefined>()
   const [error, setError] = useState<string | undefined>()
   const hintId = useId()
