@@ -4,8 +4,9 @@
  * by default; a file that cannot be used is named on stderr and its servers left out.
  */
 import { createInterface } from 'node:readline'
-import { McpTrust, projectMcp } from '../core/host/index.js'
-import type { ProjectMcp } from '../core/host/index.js'
+import { projectMcp } from '../core/host/mcp.js'
+import type { ProjectMcp } from '../core/host/mcp.js'
+import { McpTrust } from '../core/host/mcp-trust.js'
 import type { Config } from '../core/host/settings/config.js'
 import { describeTarget, McpManager } from '../core/mcp/index.js'
 import type { McpServerEntry } from '../core/mcp/index.js'

@@ -24,7 +24,7 @@ export interface CliCommand {
 /** A command's module: `run` does the work and gives the exit code. */
 export interface CommandModule {
   /** Throws `UsageError` for a bad command line. */
-  run(args: CommandArgs, context: CommandContext): number | Promise<number>
+  readonly run: (args: CommandArgs, context: CommandContext) => number | Promise<number>
 }
 
 /** One option in the help: `--port N` and what it does (wrapped like a summary). */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { createInterface } from 'node:readline/promises'
-import { ensureHome } from '../../core/host/index.js'
+import { ensureHome } from '../../core/host/home.js'
 import { chooseProjectDir, importRead, readImport, scanSessions } from '../../core/import/index.js'
 import { databasePath } from '../../core/store/index.js'
 import { UsageError } from './command.js'

@@ -1,4 +1,5 @@
-import { loadConfig, ensureHome } from '../../core/host/index.js'
+import { ensureHome } from '../../core/host/home.js'
+import { loadConfig } from '../../core/host/settings/config.js'
 import { probeCardLines } from '../../core/host/endpoints/probe-card.js'
 import { probeCommand } from '../probe.js'
 import type { CommandArgs, CommandContext } from './command.js'

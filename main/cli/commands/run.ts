@@ -1,4 +1,5 @@
-import { ensureHome, loadConfig } from '../../core/host/index.js'
+import { ensureHome } from '../../core/host/home.js'
+import { loadConfig } from '../../core/host/settings/config.js'
 import { isApprovalMode } from '../../core/tools/approvals.js'
 import { databasePath } from '../../core/store/index.js'
 import { runPrompt } from '../run.js'

@@ -78,6 +78,8 @@ export interface AgentSetupOptions {
   readonly dataDir: string
   /** The environment; tools get a scrubbed copy of it (no keys, tokens or secrets). */
   readonly env: NodeJS.ProcessEnv
+  /** A file in the user's cache folder remembering a working sandbox between runs (the CLI's). */
+  readonly sandboxProbeCache?: string
   readonly approval: ApprovalMode
   /** Who answers approvals; without one, `ask` refuses with NO_APPROVAL_CHANNEL. */
   readonly approvalChannel?: ApprovalChannel
@@ -398,6 +400,7 @@ async function sessionSandbox(opts: AgentSetupOptions): Promise<BashSandbox> {
   const sandbox: BashSandbox = {
     mode: opts.config.sandbox,
     hide: defaultHiddenPaths(home, opts.dataDir),
+    ...(opts.sandboxProbeCache === undefined ? {} : { probeCache: opts.sandboxProbeCache }),
   }
   const status = await sandboxStatus(sandbox)
   if (!status.available) {
