@@ -118,7 +118,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       },
       ...(opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps }),
       codeMode,
-      mcp,
+      ...(mcp === undefined ? {} : { mcp }),
       store: opts.store,
       // A subagent's events are printed as its parent's are, named with it.
       subagents: {
@@ -130,7 +130,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       },
     })
   } catch (error) {
-    await mcp.manager.stopAll()
+    await mcp?.manager.stopAll()
     asker?.close()
     stopTitles()
     stopEvents()
@@ -159,7 +159,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     stopEvents()
     setup.dispose()
     // Every server this run started stops with it, process groups included.
-    await mcp.manager.stopAll()
+    await mcp?.manager.stopAll()
     session.close()
   }
 }
