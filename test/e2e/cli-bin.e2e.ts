@@ -157,3 +157,37 @@ test('the bundle speaks MCP: a stdio server of config.json is listed running wit
     rmSync(home, { recursive: true, force: true })
   }
 })
+
+test('the bundle serves the built renderer: bridle serve finds it beside its own folder', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'bridle-bin-serve-'))
+  const child = spawn(
+    process.execPath,
+    [pkg.bin['bridle'] ?? '', 'serve', '--port', '0', '--home', home],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  try {
+    let output = ''
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = /serving at (http:\/\/\S+)/.exec(output)
+        if (match?.[1]) resolve(match[1])
+      })
+      child.once('close', (status) => reject(new Error(`serve ended (${status}): ${output}`)))
+    })
+    // The token in the address becomes a cookie, and the page is served to it.
+    const entry = await fetch(address, { redirect: 'manual' })
+    const cookie = entry.headers.get('set-cookie')?.split(';')[0] ?? ''
+    const page = await fetch(new URL(entry.headers.get('location') ?? '/', address), {
+      headers: { cookie },
+    })
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    expect(html).toContain('<title>Bridle</title>')
+    expect(html).toContain('<div id="root"')
+  } finally {
+    child.kill('SIGTERM')
+    await new Promise((resolve) => child.once('close', resolve))
+    rmSync(home, { recursive: true, force: true })
+  }
+})

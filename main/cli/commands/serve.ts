@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs'
-import { resolve as resolvePath } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { dispatchCall } from '../../core/host/index.js'
 import type { BootOptions } from '../../core/host/index.js'
@@ -9,7 +9,15 @@ import type { CommandArgs, CommandContext } from './command.js'
 import { parseCount, parsePort } from './options.js'
 import type { OptionValues } from './options.js'
 
-const defaultRendererDir = fileURLToPath(new URL('../../../out/renderer', import.meta.url))
+/** The built renderer beside the bundle's folder, when this runs as `out/main/*.js` (`bridle`). */
+const BUNDLED_RENDERER = fileURLToPath(new URL('../renderer', import.meta.url))
+/** The built renderer of the checkout, when this runs from the sources (`npm run bridle`). */
+const CHECKOUT_RENDERER = fileURLToPath(new URL('../../../out/renderer', import.meta.url))
+
+/** Where the renderer is; when it is not built, the page served says what to run. */
+function defaultRendererDir(): string {
+  return existsSync(join(BUNDLED_RENDERER, 'index.html')) ? BUNDLED_RENDERER : CHECKOUT_RENDERER
+}
 
 /**
  * `bridle serve`: boots the core and serves the UI and the bridge (`../serve.ts`) until SIGINT,
@@ -33,7 +41,7 @@ export async function run({ values }: CommandArgs, { bootHost }: CommandContext)
   }
   const serving = await startServe({
     host,
-    rendererDir: values.renderer ?? defaultRendererDir,
+    rendererDir: values.renderer ?? defaultRendererDir(),
     port: parsePort(values.port?.at(-1)),
     hostname: values.host ?? '127.0.0.1',
   })
