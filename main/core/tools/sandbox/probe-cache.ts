@@ -19,6 +19,7 @@ import {
   readFileSync,
   readlinkSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -83,6 +84,8 @@ export function readCachedProbe(file: string, fingerprint: string): CachedProbe 
 export function writeCachedProbe(file: string, fingerprint: string, probe: CachedProbe): void {
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+    // A folder others can write to is never read back, so writing there would be wasted.
+    if (!isOwnersOnly(dirname(file))) return
     const kept = Object.entries(readTrusted(file)?.entries ?? {})
       .filter(([key]) => key !== fingerprint)
       .sort(([, a], [, b]) => b.at - a.at)
@@ -131,8 +134,11 @@ function isOwnersOnly(path: string): boolean {
   return (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0
 }
 
+/** Through a temporary file of this process, created exclusively (never through a link). */
 function writeAtomically(file: string, text: string): void {
   const temporary = `${file}.${process.pid}.tmp`
+  // Left by a process of the same id that died between writing and renaming.
+  rmSync(temporary, { force: true })
   try {
     writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' })
     renameSync(temporary, file)
