@@ -8,12 +8,11 @@
  */
 import { mkdirSync } from 'node:fs'
 import { enableCompileCache } from 'node:module'
-import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { userCacheDir } from './cache-dir.js'
 
 try {
-  const base = process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache')
-  const dir = join(base, 'bridle', 'compile-cache')
+  const dir = join(userCacheDir(), 'compile-cache')
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   enableCompileCache(dir)
 } catch {

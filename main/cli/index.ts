@@ -1,11 +1,9 @@
 #!/usr/bin/env node
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { boot, resolveHome, runtimeVersions } from '../core/host/index.js'
-import { databasePath, openStore } from '../core/store/index.js'
-import type { Store } from '../core/store/index.js'
+import { resolveHome } from '../core/host/home.js'
 import { UsageError } from './commands/command.js'
-import type { CliCommand, CommandContext } from './commands/command.js'
+import type { CliCommand } from './commands/command.js'
 import { COMMANDS } from './commands/index.js'
 import { OPTIONS } from './commands/options.js'
 
@@ -36,8 +34,8 @@ const HELP_WIDTH = 95
 
 /**
  * The `bridle` entry: splits the command line, finds the command in the table of `commands/`,
- * gives it the data folder and the ways to open it, and turns what it ends with into an exit
- * code. The help is generated from the same table.
+ * loads its module and the shared context (`context.ts`) together, runs it, and turns what it
+ * ends with into an exit code. The help is generated from the same table, and loads neither.
  */
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -61,7 +59,11 @@ async function main(argv: string[]): Promise<number> {
   if (command === undefined) {
     throw new UsageError(`unknown command "${name}"; run \`bridle --help\` for the list`)
   }
-  return await command.run({ positionals: positionals.slice(1), values }, commandContext(home))
+  const [{ run }, { commandContext }] = await Promise.all([command.load(), import('./context.js')])
+  return await run(
+    { positionals: positionals.slice(1), values },
+    commandContext(home, readVersion()),
+  )
 }
 
 function readVersion(): string {
@@ -69,42 +71,6 @@ function readVersion(): string {
     version?: string
   }
   return pkg.version ?? '0.0.0'
-}
-
-function commandContext(home: string): CommandContext {
-  return {
-    home,
-    version: readVersion(),
-    print: (line) => process.stdout.write(`${line}\n`),
-    bootHost: (extra) =>
-      boot({ home, version: readVersion(), versions: runtimeVersions(process.versions), ...extra }),
-    withExistingStore: (body) => {
-      const dbPath = databasePath(home)
-      if (!existsSync(dbPath))
-        throw new Error(`there is no Bridle database in ${home} (nothing has been recorded yet)`)
-      return withStore(dbPath, body)
-    },
-    withStore,
-    withStoreAsync,
-  }
-}
-
-function withStore<T>(dbPath: string, body: (store: Store) => T): T {
-  const store = openStore(dbPath)
-  try {
-    return body(store)
-  } finally {
-    store.close()
-  }
-}
-
-async function withStoreAsync<T>(dbPath: string, body: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(dbPath)
-  try {
-    return await body(store)
-  } finally {
-    store.close()
-  }
 }
 
 /** The help: each command of the table with its options, then `help` and the common options. */

@@ -4,11 +4,13 @@
  * by default; a file that cannot be used is named on stderr and its servers left out.
  */
 import { createInterface } from 'node:readline'
-import { McpTrust, projectMcp } from '../core/host/index.js'
-import type { ProjectMcp } from '../core/host/index.js'
+import { projectMcp } from '../core/host/mcp.js'
+import type { ProjectMcp } from '../core/host/mcp.js'
+import { McpTrust } from '../core/host/mcp-trust.js'
 import type { Config } from '../core/host/settings/config.js'
-import { describeTarget, McpManager } from '../core/mcp/index.js'
-import type { McpServerEntry } from '../core/mcp/index.js'
+import { describeTarget } from '../core/mcp/config.js'
+import type { McpServerEntry } from '../core/mcp/config.js'
+import type { McpManager } from '../core/mcp/manager.js'
 
 export interface CliMcpOptions {
   readonly config: Config
@@ -28,7 +30,11 @@ export interface CliMcp {
   readonly entries: readonly McpServerEntry[]
 }
 
-export async function prepareCliMcp(opts: CliMcpOptions): Promise<CliMcp> {
+/**
+ * The servers and a manager to start them, or undefined when the project has none: the MCP SDK
+ * is then never loaded (it is a large part of a start's CPU).
+ */
+export async function prepareCliMcp(opts: CliMcpOptions): Promise<CliMcp | undefined> {
   const trust = new McpTrust(opts.dataDir)
   let project = projectMcp(opts.config, opts.projectDir, trust)
   if (project.file.kind === 'invalid')
@@ -42,6 +48,8 @@ export async function prepareCliMcp(opts: CliMcpOptions): Promise<CliMcp> {
       project = projectMcp(opts.config, opts.projectDir, trust)
     }
   }
+  if (project.entries.length === 0) return undefined
+  const { McpManager } = await import('../core/mcp/manager.js')
   return {
     manager: new McpManager({ env: opts.env, clientVersion: opts.version }),
     entries: project.entries,

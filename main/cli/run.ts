@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs'
+import { join } from 'node:path'
 import { Session } from '../core/log/index.js'
 import type { LogEvent } from '../core/log/index.js'
 import type { Agent, TurnOutcome } from '../core/loop/agent.js'
@@ -11,6 +12,7 @@ import type { AgentSetup } from '../core/host/runtime/agent-setup.js'
 import { updateConfig } from '../core/host/settings/config.js'
 import type { Config } from '../core/host/settings/config.js'
 import { terminalApprovals } from './approval-prompt.js'
+import { userCacheDir } from './cache-dir.js'
 import { prepareCliMcp } from './mcp-setup.js'
 import { connectTarget, resolveModel } from './model.js'
 import { repairOptions } from '../core/host/runtime/subagents.js'
@@ -48,6 +50,9 @@ export interface RunOptions {
    */
   readonly codeMode?: boolean
 }
+
+/** In the user's cache folder: the sandbox found working, so later runs need not test it. */
+const SANDBOX_PROBE_FILE = 'sandbox-probe.json'
 
 /**
  * `bridle run "prompt"`: one turn in a new or existing session, streamed to stdout (or every
@@ -99,6 +104,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       config: opts.config,
       dataDir: opts.dataDir,
       env: opts.env,
+      sandboxProbeCache: join(userCacheDir(opts.env), SANDBOX_PROBE_FILE),
       approval: opts.approval,
       // Asked on the terminal when there is one; headless, `ask` refuses with NO_APPROVAL_CHANNEL.
       ...(asker ? { approvalChannel: asker.channel } : {}),
@@ -112,7 +118,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       },
       ...(opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps }),
       codeMode,
-      mcp,
+      ...(mcp === undefined ? {} : { mcp }),
       store: opts.store,
       // A subagent's events are printed as its parent's are, named with it.
       subagents: {
@@ -124,7 +130,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       },
     })
   } catch (error) {
-    await mcp.manager.stopAll()
+    await mcp?.manager.stopAll()
     asker?.close()
     stopTitles()
     stopEvents()
@@ -153,7 +159,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     stopEvents()
     setup.dispose()
     // Every server this run started stops with it, process groups included.
-    await mcp.manager.stopAll()
+    await mcp?.manager.stopAll()
     session.close()
   }
 }

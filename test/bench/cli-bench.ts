@@ -4,7 +4,10 @@
  * arrives), because the machine is shared and wall time says more about the neighbours:
  * - CPU to the first model request: start-up, boot, the session, the first request derived and
  *   sent; for the bundled bin (`out/main/cli.js`, what `npx bridle` runs) and for the sources
- *   through tsx (`npm run bridle`), whose ratio says what the bundle saves;
+ *   through tsx (`npm run bridle`), whose ratio says what the bundle saves. One unmeasured run
+ *   first: the first start after a build fills the user's caches (compiled code, the sandbox
+ *   probe), and every later start is what a user feels;
+ * - CPU of `bridle --help`, which loads no command's code;
  * - CPU per step: a 100-step run (each step one `read` call), from the first request to the last.
  */
 import { spawn } from 'node:child_process'
@@ -111,11 +114,41 @@ async function runOnce(bin: readonly string[], steps: number): Promise<Measured>
 
 const median = (samples: readonly number[]) => percentile(samples, 50)
 
-/** CPU seconds to the first request of `runs` runs of the bundled bin (for quick checks). */
+/**
+ * CPU seconds of one `bridle --help` through the bundled bin, its whole life: what this process's
+ * reaped children used (/proc/self/stat's cutime and cstime) grows by exactly that, as nothing
+ * else is started meanwhile.
+ */
+async function helpCpu(): Promise<number> {
+  const before = reapedChildrenCpu()
+  const child = spawn(process.execPath, [BUNDLED, '--help'], { stdio: 'ignore' })
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+  if (code !== 0) throw new Error(`bridle --help ended with ${code}`)
+  return reapedChildrenCpu() - before
+}
+
+function reapedChildrenCpu(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[13]) + Number(fields[14])) / TICKS
+}
+
+/**
+ * CPU seconds to the first request of `runs` runs of the bundled bin, after an unmeasured one
+ * (for quick checks).
+ */
 export async function firstRequestCpu(runs: number, bin: 'bundled' | 'sources' = 'bundled') {
+  await runOnce(BINS[bin], 0)
   const samples: number[] = []
   for (let run = 0; run < runs; run++)
     samples.push((await runOnce(BINS[bin], 0)).atRequest[0] ?? Number.NaN)
+  return samples
+}
+
+/** CPU seconds of `runs` runs of `bridle --help` (bundled bin). */
+export async function helpCpuSamples(runs: number): Promise<number[]> {
+  const samples: number[] = []
+  for (let run = 0; run < runs; run++) samples.push(await helpCpu())
   return samples
 }
 
@@ -124,8 +157,11 @@ export async function benchCli(): Promise<Figure[]> {
     console.log('skipping the CLI benchmarks: out/main/cli.js is not built (npm run build)')
     return []
   }
+  await runOnce(BINS.bundled, 0)
+  await runOnce(BINS.sources, 0)
   const firstBundled: number[] = []
   const firstSources: number[] = []
+  const help = await helpCpuSamples(RUNS)
   for (let run = 0; run < RUNS; run++) {
     firstBundled.push((await runOnce(BINS.bundled, 0)).atRequest[0] ?? Number.NaN)
     firstSources.push((await runOnce(BINS.sources, 0)).atRequest[0] ?? Number.NaN)
@@ -138,6 +174,7 @@ export async function benchCli(): Promise<Figure[]> {
   const bundled = median(firstBundled)
   const sources = median(firstSources)
   const step = median(perStep)
+  const helpMedian = median(help)
   return [
     figure(
       'cli: CPU to the first model request (bundled bin)',
@@ -147,6 +184,13 @@ export async function benchCli(): Promise<Figure[]> {
       { description: `median of ${RUNS} runs of \`bridle run\`; the sources through tsx below` },
     ),
     figure('cli: CPU to the first model request (sources via tsx)', sources * 1000, 'ms'),
+    figure(
+      'cli: CPU of bridle --help (bundled bin)',
+      helpMedian * 1000,
+      'ms',
+      { text: '<= 250 ms (it loads no command: about Node itself)', isMet: helpMedian <= 0.25 },
+      { description: `median of ${RUNS} runs, the whole process` },
+    ),
     figure('cli: bundled / sources, CPU to the first request', bundled / sources, 'x'),
     figure(
       'cli: CPU per step (100 read steps, bundled bin)',

@@ -124,12 +124,15 @@ export interface CliEnvOptions {
 
 /**
  * The CLI's environment: a small, fixed one (PATH, a UTF-8 locale, HOME set to the fake home),
- * so nothing of the test runner's own environment leaks into what we assert on.
+ * so nothing of the test runner's own environment leaks into what we assert on. Bridle's own
+ * cache (the sandbox probe it remembers) goes under the data folder, so the fake home stays a
+ * sentinel of what commands change.
  */
 export function cliEnv(world: World, opts: CliEnvOptions = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: world.home,
+    XDG_CACHE_HOME: join(world.data, 'cache'),
     LANG: 'C.UTF-8',
   }
   for (const [name, value] of Object.entries(opts.env ?? {})) {

@@ -6,7 +6,7 @@
  * the MCP SDK, bundled, still starts a stdio server.
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
@@ -42,6 +42,33 @@ test('npx bridle runs the bundled bin: its version and help', async () => {
   expect(help.status).toBe(0)
   expect(help.stdout).toContain('Usage: bridle <command> [options]')
   expect(help.stdout).toContain('  bridle run --base-url')
+})
+
+/**
+ * Records every module the process loads (Node's in-thread loader hooks) and prints their URLs
+ * as JSON on stderr when it exits.
+ */
+const RECORD_LOADS = `data:text/javascript,${encodeURIComponent(`
+  import { registerHooks } from 'node:module'
+  const loaded = []
+  registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context) } })
+  process.on('exit', () => process.stderr.write(JSON.stringify(loaded)))
+`)}`
+
+test("the help loads no command's code: only the table and its chunk, no package", async () => {
+  const help = await run(process.execPath, [
+    '--import',
+    RECORD_LOADS,
+    pkg.bin['bridle'] ?? '',
+    '--help',
+  ])
+  expect(help.status).toBe(0)
+  expect(help.stdout).toContain('Usage: bridle <command> [options]')
+  const loaded = (JSON.parse(help.stderr) as string[]).filter((url) => url.startsWith('file:'))
+  expect(loaded.filter((url) => url.includes('/node_modules/'))).toEqual([])
+  const bundleBytes = loaded.reduce((sum, url) => sum + statSync(new URL(url)).size, 0)
+  // The whole bundle is megabytes (the model client, zod, the tools); the help needs 20 kB.
+  expect(bundleBytes).toBeLessThan(64 * 1024)
 })
 
 test('a turn through the bundle: a bash command and a code-mode program', async () => {
@@ -127,6 +154,40 @@ test('the bundle speaks MCP: a stdio server of config.json is listed running wit
     expect(listed.stdout).toContain('"fixture"')
     expect(listed.stdout).toContain('echo')
   } finally {
+    rmSync(home, { recursive: true, force: true })
+  }
+})
+
+test('the bundle serves the built renderer: bridle serve finds it beside its own folder', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'bridle-bin-serve-'))
+  const child = spawn(
+    process.execPath,
+    [pkg.bin['bridle'] ?? '', 'serve', '--port', '0', '--home', home],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  try {
+    let output = ''
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+        const match = /serving at (http:\/\/\S+)/.exec(output)
+        if (match?.[1]) resolve(match[1])
+      })
+      child.once('close', (status) => reject(new Error(`serve ended (${status}): ${output}`)))
+    })
+    // The token in the address becomes a cookie, and the page is served to it.
+    const entry = await fetch(address, { redirect: 'manual' })
+    const cookie = entry.headers.get('set-cookie')?.split(';')[0] ?? ''
+    const page = await fetch(new URL(entry.headers.get('location') ?? '/', address), {
+      headers: { cookie },
+    })
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    expect(html).toContain('<title>Bridle</title>')
+    expect(html).toContain('<div id="root"')
+  } finally {
+    child.kill('SIGTERM')
+    await new Promise((resolve) => child.once('close', resolve))
     rmSync(home, { recursive: true, force: true })
   }
 })

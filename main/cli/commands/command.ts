@@ -3,8 +3,8 @@ import type { Store } from '../../core/store/index.js'
 import type { OptionValues } from './options.js'
 
 /**
- * What a `bridle` command is: one module of this folder exports one `CliCommand`, and the table
- * in `index.ts` lists them in the order the help shows them.
+ * What a `bridle` command is: an entry of the table in `index.ts` (what the help shows, in its
+ * order) and a module of this folder that does the work, exporting `run` (`CommandModule`).
  */
 export interface CliCommand {
   /** The word that selects it: `bridle <name>`. */
@@ -17,8 +17,14 @@ export interface CliCommand {
   readonly summary: string
   /** The options it reads, as the help lists them under it. */
   readonly options?: readonly OptionHelp[]
-  /** Does the work and gives the exit code; throws `UsageError` for a bad command line. */
-  run(args: CommandArgs, context: CommandContext): number | Promise<number>
+  /** Imports the command's module; called only to run it, so the help loads no command's code. */
+  load(): Promise<CommandModule>
+}
+
+/** A command's module: `run` does the work and gives the exit code. */
+export interface CommandModule {
+  /** Throws `UsageError` for a bad command line. */
+  readonly run: (args: CommandArgs, context: CommandContext) => number | Promise<number>
 }
 
 /** One option in the help: `--port N` and what it does (wrapped like a summary). */

@@ -1,31 +1,22 @@
 import { discoverEndpoints } from '../../core/models/discovery.js'
 import type { ModelInfo } from '../../core/models/types.js'
-import type { CliCommand } from './command.js'
+import type { CommandArgs, CommandContext } from './command.js'
 import { parsePort } from './options.js'
 
 /** `bridle discover`: local model servers on their usual ports (or `--port`) and their models. */
-export const discover: CliCommand = {
-  name: 'discover',
-  usage: '',
-  summary:
-    'Look for local model servers (Ollama, LM Studio, llama.cpp, vLLM) on their usual ports and list their models.',
-  options: [
-    { flag: '--port N', text: 'Probe this port instead (repeatable: --port 8080 --port 9000).' },
-  ],
-  async run({ values }, { print }) {
-    const found = await discoverEndpoints(
-      values.port ? { ports: values.port.map((p) => parsePort(p)) } : {},
+export async function run({ values }: CommandArgs, { print }: CommandContext): Promise<number> {
+  const found = await discoverEndpoints(
+    values.port ? { ports: values.port.map((p) => parsePort(p)) } : {},
+  )
+  if (found.length === 0)
+    print('No local model server answered on the usual ports (11434, 1234, 8080, 8000).')
+  for (const endpoint of found) {
+    const models = endpoint.models.map(describeListedModel).join(', ')
+    print(
+      `${endpoint.baseUrl}  ${endpoint.kind}  ${endpoint.error ? `${endpoint.error.code}: ${endpoint.error.message}` : models || '(no models)'}`,
     )
-    if (found.length === 0)
-      print('No local model server answered on the usual ports (11434, 1234, 8080, 8000).')
-    for (const endpoint of found) {
-      const models = endpoint.models.map(describeListedModel).join(', ')
-      print(
-        `${endpoint.baseUrl}  ${endpoint.kind}  ${endpoint.error ? `${endpoint.error.code}: ${endpoint.error.message}` : models || '(no models)'}`,
-      )
-    }
-    return 0
-  },
+  }
+  return 0
 }
 
 /** `qwen3:8b (4,096 tokens: the server's default; trained for 40,960)`. */

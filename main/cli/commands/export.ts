@@ -9,7 +9,7 @@ import { SNAPSHOTS_DIR, withPatch } from '../../core/host/sessions/workspace.js'
 import { exportLines } from '../../core/log/export.js'
 import { SnapshotStore } from '../../core/workspace/snapshot.js'
 import { UsageError } from './command.js'
-import type { CliCommand } from './command.js'
+import type { CommandArgs, CommandContext } from './command.js'
 
 const FORMATS = ['jsonl', ...TRANSCRIPT_FORMATS] as const
 type Format = (typeof FORMATS)[number]
@@ -18,38 +18,25 @@ type Format = (typeof FORMATS)[number]
  * `bridle export <sessionId>`: a session's whole history, to stdout or `--out`: as JSON Lines
  * (the default, what `import` reads) or as a transcript for people (`--format html|md`).
  */
-export const exportCommand: CliCommand = {
-  name: 'export',
-  usage: '<sessionId>',
-  summary:
-    "Write a session's whole history (forks flattened): as JSON Lines (what import reads), or as a readable transcript with secrets redacted.",
-  options: [
-    {
-      flag: '--format jsonl|html|md',
-      text: 'jsonl (default): every event, for import. html: one self-contained page. md: GitHub-flavoured Markdown. Transcripts fold tool calls, show diffs and redact secrets (best-effort).',
-    },
-    {
-      flag: '--out FILE',
-      text: 'Write to FILE (atomically: all or nothing) instead of stdout.',
-    },
-  ],
-  run({ positionals, values }, { home, withExistingStore }) {
-    const sessionId = positionals[0]
-    if (sessionId === undefined) throw new UsageError('export needs a session id')
-    const format = parseFormat(values.format)
-    withExistingStore((store) => {
-      const chunks =
-        format === 'jsonl'
-          ? chunked(exportLines(store, sessionId))
-          : [exportTranscript(store, sessionId, format, transcriptOptions(home)).text]
-      if (values.out === undefined) {
-        for (const chunk of chunks) process.stdout.write(chunk)
-      } else {
-        writeFileAtomic(values.out, chunks)
-      }
-    })
-    return 0
-  },
+export function run(
+  { positionals, values }: CommandArgs,
+  { home, withExistingStore }: CommandContext,
+): number {
+  const sessionId = positionals[0]
+  if (sessionId === undefined) throw new UsageError('export needs a session id')
+  const format = parseFormat(values.format)
+  withExistingStore((store) => {
+    const chunks =
+      format === 'jsonl'
+        ? chunked(exportLines(store, sessionId))
+        : [exportTranscript(store, sessionId, format, transcriptOptions(home)).text]
+    if (values.out === undefined) {
+      for (const chunk of chunks) process.stdout.write(chunk)
+    } else {
+      writeFileAtomic(values.out, chunks)
+    }
+  })
+  return 0
 }
 
 function parseFormat(text: string | undefined): Format {

@@ -1,64 +1,53 @@
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { createInterface } from 'node:readline/promises'
-import { ensureHome } from '../../core/host/index.js'
+import { ensureHome } from '../../core/host/home.js'
 import { chooseProjectDir, importRead, readImport, scanSessions } from '../../core/import/index.js'
 import { databasePath } from '../../core/store/index.js'
 import { UsageError } from './command.js'
-import type { CliCommand } from './command.js'
+import type { CommandArgs, CommandContext } from './command.js'
 
 /**
  * `bridle import <FILE>`: a Bridle export, or a Claude Code, Codex, pi or DeepSeek Harness
  * session log, becomes a new session (pi's branches become forks); prints the new id.
  * `bridle import --scan`: lists the sessions of those tools found under the home folder.
  */
-export const importCommand: CliCommand = {
-  name: 'import',
-  usage: '<FILE> | --scan',
-  summary:
-    'Import a session as a new one and print its id: a Bridle export, or a session log of Claude Code, Codex CLI, pi or DeepSeek Harness (the format is detected; pi branches become forks).\n--scan lists the sessions those tools keep under your home folder.',
-  options: [
-    {
-      flag: '--project DIR',
-      text: "The imported session's project folder. Without it, the folder the file recorded is used only if you confirm it on a terminal; otherwise the current folder.",
-    },
-    { flag: '--scan', text: 'List importable sessions (newest first) instead of importing.' },
-    { flag: '--json', text: 'With --scan: one JSON object per session.' },
-  ],
-  async run({ positionals, values }, { home, withStore }) {
-    if (values.scan) {
-      for (const found of scanSessions(homeFolder())) {
-        if (values.json) {
-          process.stdout.write(`${JSON.stringify(found)}\n`)
-        } else {
-          const when = new Date(found.modifiedAt).toISOString().slice(0, 16).replace('T', ' ')
-          process.stdout.write(
-            `${found.source}\t${when}\t${found.projectDir ?? '-'}\t${found.title ?? '-'}\t${found.path}\n`,
-          )
-        }
+export async function run(
+  { positionals, values }: CommandArgs,
+  { home, withStore }: CommandContext,
+): Promise<number> {
+  if (values.scan) {
+    for (const found of scanSessions(homeFolder())) {
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(found)}\n`)
+      } else {
+        const when = new Date(found.modifiedAt).toISOString().slice(0, 16).replace('T', ' ')
+        process.stdout.write(
+          `${found.source}\t${when}\t${found.projectDir ?? '-'}\t${found.title ?? '-'}\t${found.path}\n`,
+        )
       }
-      return 0
     }
-    const file = positionals[0]
-    if (file === undefined) throw new UsageError('import needs the file to import (or --scan)')
-    const read = readImport(readFileSync(file))
-    const choice = await chooseProjectDir({
-      ...(values.project === undefined ? {} : { flag: values.project }),
-      ...(read.recordedProjectDir === undefined ? {} : { recorded: read.recordedProjectDir }),
-      cwd: process.cwd(),
-      ...(process.stdin.isTTY && process.stderr.isTTY ? { confirm: confirmOnTerminal } : {}),
-    })
-    const result = withStore(databasePath(ensureHome(home)), (store) =>
-      importRead(store, read, { projectDir: choice.dir, file: basename(file) }),
-    )
-    // Said once the import stood: a refused file gets its reason alone.
-    if (choice.notice) process.stderr.write(`bridle: ${choice.notice}\n`)
-    process.stderr.write(
-      `bridle: imported ${read.label} session into ${choice.dir}${result.forks.length > 0 ? `, with ${result.forks.length} fork(s) for its other branches: ${result.forks.join(', ')}` : ''}\n`,
-    )
-    process.stdout.write(`${result.sessionId}\n`)
     return 0
-  },
+  }
+  const file = positionals[0]
+  if (file === undefined) throw new UsageError('import needs the file to import (or --scan)')
+  const read = readImport(readFileSync(file))
+  const choice = await chooseProjectDir({
+    ...(values.project === undefined ? {} : { flag: values.project }),
+    ...(read.recordedProjectDir === undefined ? {} : { recorded: read.recordedProjectDir }),
+    cwd: process.cwd(),
+    ...(process.stdin.isTTY && process.stderr.isTTY ? { confirm: confirmOnTerminal } : {}),
+  })
+  const result = withStore(databasePath(ensureHome(home)), (store) =>
+    importRead(store, read, { projectDir: choice.dir, file: basename(file) }),
+  )
+  // Said once the import stood: a refused file gets its reason alone.
+  if (choice.notice) process.stderr.write(`bridle: ${choice.notice}\n`)
+  process.stderr.write(
+    `bridle: imported ${read.label} session into ${choice.dir}${result.forks.length > 0 ? `, with ${result.forks.length} fork(s) for its other branches: ${result.forks.join(', ')}` : ''}\n`,
+  )
+  process.stdout.write(`${result.sessionId}\n`)
+  return 0
 }
 
 /** The user's home folder, where other tools keep their sessions ($HOME first, so tests can move it). */

@@ -1,17 +1,12 @@
 import { dispatchCall } from '../../core/host/index.js'
-import type { CliCommand } from './command.js'
+import type { CommandArgs, CommandContext } from './command.js'
 
 /** `bridle info`: the app info (`app/info` through the contract) as JSON. */
-export const info: CliCommand = {
-  name: 'info',
-  usage: '',
-  summary: 'Print the app info (version, data folder, platform) as JSON.',
-  async run(_args, { bootHost }) {
-    const host = await bootHost()
-    const result = await dispatchCall(host, 'app/info', {}, { transport: 'in-process' })
-    await host.close()
-    if (!result.ok) throw new Error(result.error.message)
-    process.stdout.write(`${JSON.stringify(result.value, null, 2)}\n`)
-    return 0
-  },
+export async function run(_args: CommandArgs, { bootHost }: CommandContext): Promise<number> {
+  const host = await bootHost()
+  const result = await dispatchCall(host, 'app/info', {}, { transport: 'in-process' })
+  await host.close()
+  if (!result.ok) throw new Error(result.error.message)
+  process.stdout.write(`${JSON.stringify(result.value, null, 2)}\n`)
+  return 0
 }

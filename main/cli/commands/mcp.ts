@@ -1,10 +1,13 @@
 import { realpathSync } from 'node:fs'
-import { ensureHome, loadConfig, McpTrust, projectMcp } from '../../core/host/index.js'
+import { ensureHome } from '../../core/host/home.js'
+import { projectMcp } from '../../core/host/mcp.js'
+import { McpTrust } from '../../core/host/mcp-trust.js'
+import { loadConfig } from '../../core/host/settings/config.js'
 import { describeTarget, McpManager } from '../../core/mcp/index.js'
 import type { McpServerEntry } from '../../core/mcp/index.js'
 import type { McpServerView } from '../../../protocol/mcp.js'
 import { UsageError } from './command.js'
-import type { CliCommand, CommandContext } from './command.js'
+import type { CommandArgs, CommandContext } from './command.js'
 
 /**
  * `bridle mcp list | test <name> | trust`: the MCP servers a session in this project would use.
@@ -12,49 +15,42 @@ import type { CliCommand, CommandContext } from './command.js'
  * when one failed: its line says why); `test` does that for one server and exits 1 when it
  * cannot start; `trust` trusts the project's `.mcp.json` as it is now.
  */
-export const mcp: CliCommand = {
-  name: 'mcp',
-  usage: 'list | test <name> | trust',
-  summary:
-    "The MCP servers of config.json and the project's .mcp.json: list them with their state and tools, test one, or trust the project's file.",
-  options: [
-    { flag: '--project DIR', text: 'The project folder (default: the current folder).' },
-    { flag: '--json', text: 'Print the servers as JSON.' },
-  ],
-  async run({ positionals, values }, context) {
-    const [action, name, ...rest] = positionals
-    if (rest.length > 0) throw new UsageError(`mcp ${action ?? ''} takes at most one name`)
-    const projectDir = realpathSync(values.project ?? process.cwd())
-    const home = ensureHome(context.home)
-    const trust = new McpTrust(home)
-    const project = projectMcp(loadConfig(home), projectDir, trust)
-    if (project.file.kind === 'invalid')
-      process.stderr.write(`bridle: ${project.file.path} is not used: ${project.file.reason}\n`)
-    switch (action) {
-      case 'list':
-        return list(project.entries, projectDir, context, values.json === true)
-      case 'test': {
-        const entry = project.entries.find((e) => e.name === name)
-        if (name === undefined) throw new UsageError('mcp test needs the name of a server')
-        if (!entry)
-          throw new UsageError(
-            `no MCP server named "${name}" (configured: ${project.entries.map((e) => e.name).join(', ') || 'none'})`,
-          )
-        return test(entry, projectDir, context)
-      }
-      case 'trust': {
-        if (project.file.kind !== 'servers')
-          throw new UsageError(`there is no usable .mcp.json in ${projectDir}`)
-        trust.trust(projectDir, project.file.sha256)
-        context.print(`trusted ${project.file.path}; its servers start when a session needs them:`)
-        for (const [server, config] of Object.entries(project.file.servers))
-          context.print(`  ${server}: ${describeTarget(config)}`)
-        return 0
-      }
-      default:
-        throw new UsageError('mcp needs list, test <name> or trust')
+export async function run(
+  { positionals, values }: CommandArgs,
+  context: CommandContext,
+): Promise<number> {
+  const [action, name, ...rest] = positionals
+  if (rest.length > 0) throw new UsageError(`mcp ${action ?? ''} takes at most one name`)
+  const projectDir = realpathSync(values.project ?? process.cwd())
+  const home = ensureHome(context.home)
+  const trust = new McpTrust(home)
+  const project = projectMcp(loadConfig(home), projectDir, trust)
+  if (project.file.kind === 'invalid')
+    process.stderr.write(`bridle: ${project.file.path} is not used: ${project.file.reason}\n`)
+  switch (action) {
+    case 'list':
+      return list(project.entries, projectDir, context, values.json === true)
+    case 'test': {
+      const entry = project.entries.find((e) => e.name === name)
+      if (name === undefined) throw new UsageError('mcp test needs the name of a server')
+      if (!entry)
+        throw new UsageError(
+          `no MCP server named "${name}" (configured: ${project.entries.map((e) => e.name).join(', ') || 'none'})`,
+        )
+      return test(entry, projectDir, context)
     }
-  },
+    case 'trust': {
+      if (project.file.kind !== 'servers')
+        throw new UsageError(`there is no usable .mcp.json in ${projectDir}`)
+      trust.trust(projectDir, project.file.sha256)
+      context.print(`trusted ${project.file.path}; its servers start when a session needs them:`)
+      for (const [server, config] of Object.entries(project.file.servers))
+        context.print(`  ${server}: ${describeTarget(config)}`)
+      return 0
+    }
+    default:
+      throw new UsageError('mcp needs list, test <name> or trust')
+  }
 }
 
 async function list(

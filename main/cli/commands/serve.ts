@@ -1,75 +1,60 @@
-import { statSync } from 'node:fs'
-import { resolve as resolvePath } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { dispatchCall } from '../../core/host/index.js'
 import type { BootOptions } from '../../core/host/index.js'
 import { startServe } from '../serve.js'
 import { UsageError } from './command.js'
-import type { CliCommand } from './command.js'
+import type { CommandArgs, CommandContext } from './command.js'
 import { parseCount, parsePort } from './options.js'
 import type { OptionValues } from './options.js'
 
-const defaultRendererDir = fileURLToPath(new URL('../../../out/renderer', import.meta.url))
+/** The built renderer beside the bundle's folder, when this runs as `out/main/*.js` (`bridle`). */
+const BUNDLED_RENDERER = fileURLToPath(new URL('../renderer', import.meta.url))
+/** The built renderer of the checkout, when this runs from the sources (`npm run bridle`). */
+const CHECKOUT_RENDERER = fileURLToPath(new URL('../../../out/renderer', import.meta.url))
+
+/** Where the renderer is; when it is not built, the page served says what to run. */
+function defaultRendererDir(): string {
+  return existsSync(join(BUNDLED_RENDERER, 'index.html')) ? BUNDLED_RENDERER : CHECKOUT_RENDERER
+}
 
 /**
  * `bridle serve`: boots the core and serves the UI and the bridge (`../serve.ts`) until SIGINT,
  * SIGTERM or SIGHUP, with `--project` opened first and `--base-url` as the default endpoint.
  */
-export const serve: CliCommand = {
-  name: 'serve',
-  usage: '',
-  summary:
-    'Serve the UI and the bridge on a loopback port, for a browser. Prints the address to open: http://127.0.0.1:PORT/?token=...',
-  options: [
-    {
-      flag: '--project DIR',
-      text: 'Open this project folder first (it heads the recent projects).',
-    },
-    { flag: '--home DIR', text: 'The data folder (as for every command).' },
-    { flag: '--port N', text: 'Port to listen on (default 7420; 0 picks a free one).' },
-    { flag: '--host ADDR', text: '127.0.0.1 (default), localhost or ::1; never a public address.' },
-    {
-      flag: '--renderer DIR',
-      text: 'The built renderer to serve (default: out/renderer; npm run build).',
-    },
-    {
-      flag: '--base-url URL',
-      text: "A model endpoint for new sessions (as for run; also --model, --api-key-env, --context-window); default: config.json's.",
-    },
-  ],
-  async run({ values }, { bootHost }) {
-    const project = values.project === undefined ? undefined : resolvePath(values.project)
-    if (project !== undefined && !statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new UsageError(`--project ${values.project ?? ''} is not a folder`)
+export async function run({ values }: CommandArgs, { bootHost }: CommandContext): Promise<number> {
+  const project = values.project === undefined ? undefined : resolvePath(values.project)
+  if (project !== undefined && !statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`--project ${values.project ?? ''} is not a folder`)
+  }
+  const host = await bootHost(modelOverride(values))
+  if (project !== undefined) {
+    // Through the contract like any client; a failure is reported, the UI can still open one.
+    const ctx = { transport: 'in-process' } as const
+    const opened = await dispatchCall(host, 'project/open', { path: project }, ctx)
+    if (!opened.ok) {
+      process.stderr.write(
+        `bridle: could not open the project ${project} (${opened.error.code}): ${opened.error.message}\n`,
+      )
     }
-    const host = await bootHost(modelOverride(values))
-    if (project !== undefined) {
-      // Through the contract like any client; a failure is reported, the UI can still open one.
-      const ctx = { transport: 'in-process' } as const
-      const opened = await dispatchCall(host, 'project/open', { path: project }, ctx)
-      if (!opened.ok) {
-        process.stderr.write(
-          `bridle: could not open the project ${project} (${opened.error.code}): ${opened.error.message}\n`,
-        )
-      }
-    }
-    const serving = await startServe({
-      host,
-      rendererDir: values.renderer ?? defaultRendererDir,
-      port: parsePort(values.port?.at(-1)),
-      hostname: values.host ?? '127.0.0.1',
-    })
-    process.stdout.write(`Bridle is serving at ${serving.url}\n`)
-    process.stdout.write('Open that address in a browser; press Ctrl+C to stop.\n')
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-      process.once('SIGHUP', resolve)
-    })
-    await serving.close()
-    await host.close()
-    return 0
-  },
+  }
+  const serving = await startServe({
+    host,
+    rendererDir: values.renderer ?? defaultRendererDir(),
+    port: parsePort(values.port?.at(-1)),
+    hostname: values.host ?? '127.0.0.1',
+  })
+  process.stdout.write(`Bridle is serving at ${serving.url}\n`)
+  process.stdout.write('Open that address in a browser; press Ctrl+C to stop.\n')
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve)
+    process.once('SIGTERM', resolve)
+    process.once('SIGHUP', resolve)
+  })
+  await serving.close()
+  await host.close()
+  return 0
 }
 
 /**

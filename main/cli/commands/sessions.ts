@@ -1,13 +1,8 @@
 import { printSessions } from '../inspect.js'
-import type { CliCommand } from './command.js'
+import type { CommandArgs, CommandContext } from './command.js'
 
 /** `bridle sessions`: the session tree (`../inspect.ts`). */
-export const sessions: CliCommand = {
-  name: 'sessions',
-  usage: '',
-  summary: 'List sessions, newest first, forks indented under their parent.',
-  run(_args, { print, withExistingStore }) {
-    withExistingStore((store) => printSessions(store, print))
-    return 0
-  },
+export function run(_args: CommandArgs, { print, withExistingStore }: CommandContext): number {
+  withExistingStore((store) => printSessions(store, print))
+  return 0
 }

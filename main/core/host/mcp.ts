@@ -3,8 +3,8 @@
  * from its `.mcp.json` (off until the user trusts that content). Shared by the app's runtime and
  * the CLI, so both start the same servers for the same folder.
  */
-import { readProjectMcpFile, serversFor } from '../mcp/index.js'
-import type { McpServerEntry, ProjectMcpFile } from '../mcp/index.js'
+import { readProjectMcpFile, serversFor } from '../mcp/config.js'
+import type { McpServerEntry, ProjectMcpFile } from '../mcp/config.js'
 import type { McpTrust } from './mcp-trust.js'
 import type { Config } from './settings/config.js'
 

@@ -22,8 +22,7 @@ import type { Session } from '../../log/session.js'
 import { Agent } from '../../loop/agent.js'
 import type { AgentLimits, LoopEvents } from '../../loop/agent.js'
 import type { ToolRunner } from '../../loop/tools.js'
-import { McpSessionTools } from '../../mcp/index.js'
-import type { McpManager, McpServerEntry } from '../../mcp/index.js'
+import type { McpManager, McpServerEntry, McpSessionTools } from '../../mcp/index.js'
 import type { ModelAdapter } from '../../models/types.js'
 import { createPromptSections } from '../../prompt/builtin.js'
 import { turnContext } from '../../prompt/context.js'
@@ -78,6 +77,8 @@ export interface AgentSetupOptions {
   readonly dataDir: string
   /** The environment; tools get a scrubbed copy of it (no keys, tokens or secrets). */
   readonly env: NodeJS.ProcessEnv
+  /** A file in the user's cache folder remembering a working sandbox between runs (the CLI's). */
+  readonly sandboxProbeCache?: string
   readonly approval: ApprovalMode
   /** Who answers approvals; without one, `ask` refuses with NO_APPROVAL_CHANNEL. */
   readonly approvalChannel?: ApprovalChannel
@@ -225,8 +226,13 @@ export async function setupAgent(opts: AgentSetupOptions): Promise<AgentSetup> {
   // One kernel for the agent: compaction joins the loop; config.json's plugins join the loop and
   // the tools (a plugin that cannot load stops the setup here, before anything runs).
   const registry = new ToolRegistry()
+  // Imported only for a session with MCP servers: the SDK is a large part of a start's CPU.
   const mcp = opts.mcp
-    ? new McpSessionTools({ ...opts.mcp, projectDir: opts.projectDir, registry })
+    ? new (await import('../../mcp/session-tools.js')).McpSessionTools({
+        ...opts.mcp,
+        projectDir: opts.projectDir,
+        registry,
+      })
     : undefined
   const kernel = await agentKernel(opts, tokens, window, mcp)
   const dispose = () => {
@@ -398,6 +404,7 @@ async function sessionSandbox(opts: AgentSetupOptions): Promise<BashSandbox> {
   const sandbox: BashSandbox = {
     mode: opts.config.sandbox,
     hide: defaultHiddenPaths(home, opts.dataDir),
+    ...(opts.sandboxProbeCache === undefined ? {} : { probeCache: opts.sandboxProbeCache }),
   }
   const status = await sandboxStatus(sandbox)
   if (!status.available) {

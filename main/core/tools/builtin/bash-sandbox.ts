@@ -3,7 +3,7 @@
  * (`../sandbox/`), or directly with the user's rights. `required` refuses to run a command
  * without a sandbox; `off` runs every command directly (the session is told once).
  */
-import { probeSandbox } from '../sandbox/probe.js'
+import { probeSandbox, reprobeSandbox } from '../sandbox/probe.js'
 import type { SandboxStatus } from '../sandbox/probe.js'
 import { sandboxCommand } from '../sandbox/bwrap.js'
 import { protectedPathsToMount } from '../protected-paths.js'
@@ -19,6 +19,8 @@ export interface BashSandbox {
   readonly hide: readonly string[]
   /** The bwrap to use (a path, or a name on PATH); default `bwrap`. */
   readonly bwrap?: string
+  /** Where a working probe is remembered between runs (`ProbeOptions.cacheFile`); none: probe. */
+  readonly probeCache?: string
 }
 
 export interface CommandLaunch {
@@ -27,6 +29,8 @@ export interface CommandLaunch {
   readonly sandboxed: boolean
   /** Variables the command gets on top of its environment. */
   readonly env: Readonly<Record<string, string>>
+  /** Sandboxed on the word of a probe remembered from an earlier run (see `sandboxStartNote`). */
+  readonly isCached?: boolean
 }
 
 /**
@@ -44,7 +48,35 @@ export async function sandboxStatus(sandbox: BashSandbox | undefined): Promise<S
   if (!sandbox || sandbox.mode === 'off') {
     return { available: false, why: 'the sandbox is turned off (setting sandbox: off)' }
   }
-  return probeSandbox(sandbox.bwrap === undefined ? {} : { bwrap: sandbox.bwrap })
+  return probeSandbox(probeOptions(sandbox))
+}
+
+/**
+ * Checks a remembered sandbox after a command that failed the way bwrap does when it cannot set
+ * a sandbox up (exit code 1, output starting `bwrap:`): probes again for real, and when no
+ * sandbox works any more says so in words for the tool result (later commands follow the new
+ * answer: refused under `required`, unsandboxed under `auto`). Undefined when it still works:
+ * the failure was the command's own.
+ */
+export async function sandboxStartNote(
+  sandbox: BashSandbox | undefined,
+  result: { readonly exitCode: number | null; readonly output: string },
+): Promise<string | undefined> {
+  if (!sandbox || result.exitCode !== 1 || !result.output.startsWith('bwrap:')) return undefined
+  const status = await reprobeSandbox(probeOptions(sandbox))
+  if (status.available) return undefined
+  const then =
+    sandbox.mode === 'required'
+      ? 'commands are refused from now on (setting sandbox: required)'
+      : 'commands run without a sandbox from now on: they can change anything your user account can'
+  return `[the sandbox that worked in an earlier run did not start; tested again: ${status.why}. The command did not run; ${then}]`
+}
+
+function probeOptions(sandbox: BashSandbox) {
+  return {
+    ...(sandbox.bwrap === undefined ? {} : { bwrap: sandbox.bwrap }),
+    ...(sandbox.probeCache === undefined ? {} : { cacheFile: sandbox.probeCache }),
+  }
 }
 
 /**
@@ -90,5 +122,11 @@ export async function commandLaunch(
     hide: sandbox.hide,
     readOnly: call.grant?.protectedPaths === true ? [] : protectedPathsToMount(call.projectDir),
   })
-  return { file, args, sandboxed: true, env: SANDBOX_CACHES }
+  return {
+    file,
+    args,
+    sandboxed: true,
+    env: SANDBOX_CACHES,
+    ...(status.isCached === true ? { isCached: true } : {}),
+  }
 }

@@ -15,7 +15,7 @@ import { BoundedOutput } from './command-output.js'
 import type { CommandOutput } from './command-output.js'
 import { isGroupRunning, processStartTicks, signalGroup } from '../processes.js'
 import { bashJudge } from './bash-judge.js'
-import { commandLaunch } from './bash-sandbox.js'
+import { commandLaunch, sandboxStartNote } from './bash-sandbox.js'
 import type { BashSandbox } from './bash-sandbox.js'
 import { toolEnvironment } from './env.js'
 
@@ -120,7 +120,7 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
         grant: ctx.grant,
       })
       if (ctx.signal.aborted) throw stoppedError()
-      return runCommand({
+      const result = await runCommand({
         file: launch.file,
         args: launch.args,
         sandboxed: launch.sandboxed,
@@ -134,6 +134,13 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
         maxBufferedBytes,
         signal: ctx.signal,
       })
+      const note = launch.isCached
+        ? await sandboxStartNote(opts.sandbox, {
+            exitCode: result.metadata.exitCode,
+            output: result.output,
+          })
+        : undefined
+      return note === undefined ? result : { ...result, output: `${result.output}\n${note}` }
     },
   })
 }

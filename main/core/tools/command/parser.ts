@@ -4,7 +4,6 @@
  * per process: every caller shares the first promise.
  */
 import { createRequire } from 'node:module'
-import { Language, Parser } from 'web-tree-sitter'
 import type { Tree } from 'web-tree-sitter'
 
 /** A loaded bash parser. Parsing is synchronous; a tree must be deleted when done with. */
@@ -31,6 +30,8 @@ export function loadShellParser(): Promise<ShellParser> {
 }
 
 async function load(): Promise<ShellParser> {
+  // Imported here, not at the top: a start that runs no command never loads the runtime.
+  const { Language, Parser } = await import('web-tree-sitter')
   const require = createRequire(import.meta.url)
   const runtime = require.resolve('web-tree-sitter/tree-sitter.wasm')
   await Parser.init({ locateFile: () => runtime })

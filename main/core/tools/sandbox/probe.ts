@@ -9,6 +9,12 @@ import { accessSync, constants, existsSync, mkdtempSync, realpathSync, rmSync } 
 import { tmpdir } from 'node:os'
 import { delimiter, join, resolve } from 'node:path'
 import { sandboxCommand } from './bwrap.js'
+import {
+  forgetCachedProbe,
+  probeFingerprint,
+  readCachedProbe,
+  writeCachedProbe,
+} from './probe-cache.js'
 
 export type SandboxStatus =
   | {
@@ -17,6 +23,11 @@ export type SandboxStatus =
       readonly version: string
       /** util-linux `setpriv` with `--pdeathsig`, when it works here (see `sandboxCommand`). */
       readonly setpriv?: string
+      /**
+       * Remembered from an earlier run (`cacheFile`), not tested by this process: a sandbox
+       * that then fails to start calls for `reprobeSandbox`.
+       */
+      readonly isCached?: boolean
     }
   | { readonly available: false; readonly why: string }
 
@@ -25,6 +36,12 @@ export interface ProbeOptions {
   readonly bwrap?: string
   /** How long the test sandbox may take; default `DEFAULT_PROBE_TIMEOUT_MS`. */
   readonly timeoutMs?: number
+  /**
+   * A file that remembers a working sandbox between runs (`probe-cache.ts`), so a start skips
+   * the test sandbox while nothing that could change the answer has changed; in the user's
+   * cache folder. Without it every process probes.
+   */
+  readonly cacheFile?: string
 }
 
 /** A sandbox starts in tens of milliseconds; seconds mean something hangs, not a slow machine. */
@@ -35,28 +52,63 @@ const PROBE_FILE = 'sandbox-probe'
 /** Run inside: write to the project, and check that no capability is left. */
 const PROBE_SCRIPT = `echo ok > ${PROBE_FILE} && grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status`
 
-const cache = new Map<string, Promise<SandboxStatus>>()
+const probed = new Map<string, Promise<SandboxStatus>>()
 
 /**
  * The sandbox status for `opts.bwrap`, probed once per path for the life of the process (a
- * failure too: installing bubblewrap takes a restart to notice). Never rejects: every failure is
+ * failure too: installing bubblewrap takes a restart to notice), or taken from `opts.cacheFile`
+ * when an earlier run found it working on an unchanged machine. Never rejects: every failure is
  * `{ available: false, why }`, one sentence that says what is wrong and how to fix it.
  */
 export function probeSandbox(opts: ProbeOptions = {}): Promise<SandboxStatus> {
-  const requested = opts.bwrap ?? 'bwrap'
-  let status = cache.get(requested)
+  const key = probeKey(opts)
+  let status = probed.get(key)
   if (!status) {
-    status = probe(requested, opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS).catch((error: unknown) =>
-      unavailable(
-        `the sandbox could not be tested (${quote(error instanceof Error ? error.message : String(error))}); check that the temporary folder is writable`,
-      ),
-    )
-    cache.set(requested, status)
+    status = probe(opts.bwrap ?? 'bwrap', opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, {
+      cacheFile: opts.cacheFile,
+      isFresh: false,
+    })
+    probed.set(key, status)
   }
   return status
 }
 
-async function probe(requested: string, timeoutMs: number): Promise<SandboxStatus> {
+/**
+ * Probes again for real, ignoring and forgetting what was remembered: for a sandbox reported
+ * working (`isCached`) that then failed to start. Later `probeSandbox` calls get this answer.
+ */
+export function reprobeSandbox(opts: ProbeOptions = {}): Promise<SandboxStatus> {
+  const status = probe(opts.bwrap ?? 'bwrap', opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, {
+    cacheFile: opts.cacheFile,
+    isFresh: true,
+  })
+  probed.set(probeKey(opts), status)
+  return status
+}
+
+function probeKey(opts: ProbeOptions): string {
+  return JSON.stringify([opts.bwrap ?? 'bwrap', opts.cacheFile ?? null])
+}
+
+interface CacheUse {
+  readonly cacheFile: string | undefined
+  /** Do not take the answer from the file (and forget it there). */
+  readonly isFresh: boolean
+}
+
+function probe(requested: string, timeoutMs: number, cache: CacheUse): Promise<SandboxStatus> {
+  return probeOrThrow(requested, timeoutMs, cache).catch((error: unknown) =>
+    unavailable(
+      `the sandbox could not be tested (${quote(error instanceof Error ? error.message : String(error))}); check that the temporary folder is writable`,
+    ),
+  )
+}
+
+async function probeOrThrow(
+  requested: string,
+  timeoutMs: number,
+  cache: CacheUse,
+): Promise<SandboxStatus> {
   if (process.platform !== 'linux') {
     return unavailable(
       'bubblewrap exists only on Linux; on macOS and Windows commands run without a sandbox',
@@ -71,6 +123,25 @@ async function probe(requested: string, timeoutMs: number): Promise<SandboxStatu
     accessSync(bwrap, constants.X_OK)
   } catch {
     return unavailable(`${bwrap} is not executable; ${INSTALL} or make the file executable`)
+  }
+  const setprivPath = locate('setpriv')
+  const fingerprint =
+    cache.cacheFile === undefined ? undefined : probeFingerprint(bwrap, setprivPath, probeArgs())
+  if (cache.cacheFile !== undefined && fingerprint !== undefined) {
+    if (cache.isFresh) {
+      forgetCachedProbe(cache.cacheFile, fingerprint)
+    } else {
+      const hit = readCachedProbe(cache.cacheFile, fingerprint)
+      if (hit && (!hit.hasSetpriv || setprivPath !== undefined)) {
+        return {
+          available: true,
+          bwrap,
+          version: hit.version,
+          ...(hit.hasSetpriv && setprivPath !== undefined ? { setpriv: setprivPath } : {}),
+          isCached: true,
+        }
+      }
+    }
   }
 
   const version = await run(bwrap, ['--version'], timeoutMs)
@@ -102,7 +173,13 @@ async function probe(requested: string, timeoutMs: number): Promise<SandboxStatu
         `bubblewrap started, but the test sandbox did not work as expected (${said}); commands would not be contained, so please report this with your bwrap version`,
       )
     }
-    const setpriv = await deathGuard(timeoutMs)
+    const setpriv = await deathGuard(setprivPath, timeoutMs)
+    if (cache.cacheFile !== undefined && fingerprint !== undefined) {
+      writeCachedProbe(cache.cacheFile, fingerprint, {
+        version: match[1],
+        hasSetpriv: setpriv !== undefined,
+      })
+    }
     return { available: true, bwrap, version: match[1], ...(setpriv ? { setpriv } : {}) }
   } finally {
     rmSync(project, { recursive: true, force: true })
@@ -110,11 +187,30 @@ async function probe(requested: string, timeoutMs: number): Promise<SandboxStatu
 }
 
 /**
+ * The probe's bwrap arguments for a stand-in project, part of the cache key: a Bridle whose
+ * sandbox flags changed does not trust what an older one found.
+ */
+function probeArgs(): string[] {
+  return sandboxCommand({
+    bwrap: 'bwrap',
+    projectDir: '/',
+    cwd: '/',
+    shell: '/bin/sh',
+    command: PROBE_SCRIPT,
+    network: false,
+    hide: [],
+    readOnly: [],
+  }).args
+}
+
+/**
  * `setpriv` if it is on PATH and takes `--pdeathsig` (util-linux 2.33 and later). Without it
  * sandboxes still run; only the moment before bwrap arms `--die-with-parent` is unguarded.
  */
-async function deathGuard(timeoutMs: number): Promise<string | undefined> {
-  const setpriv = locate('setpriv')
+async function deathGuard(
+  setpriv: string | undefined,
+  timeoutMs: number,
+): Promise<string | undefined> {
   if (setpriv === undefined) return undefined
   const result = await run(setpriv, ['--pdeathsig', 'KILL', '--', 'true'], timeoutMs)
   return result.code === 0 ? setpriv : undefined
