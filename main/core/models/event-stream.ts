@@ -1,6 +1,7 @@
 /**
  * Server-sent events read from a response body, as the OpenAI streaming API sends them: fields
- * `data` (lines joined with a newline) and `event`; comments and other fields ignored; an event
+ * `data` (lines joined with a newline), `event` and llama.cpp's `error`; comments and other fields
+ * ignored; an event
  * ends at a blank line, and one the body ends in the middle of is dropped. Lines end in `\n`,
  * `\r\n` or `\r`, which may be split between two reads.
  */
@@ -9,6 +10,11 @@ export interface ServerEvent {
   /** The `event` field, when the server named the event. */
   readonly event: string | undefined
   readonly data: string
+  /**
+   * An `error` field line, which SSE would ignore: llama.cpp before September 2025 reported
+   * failures as `error: {...}` and then sent `data: [DONE]`.
+   */
+  readonly error?: string
 }
 
 export async function* serverEvents(
@@ -25,6 +31,7 @@ class EventReader {
   private pending = ''
   private event: string | undefined
   private data: string[] = []
+  private error: string | undefined
 
   /** The events `text` completes; `isEnd`: the body ended, so a last `\r` ends its line. */
   read(text: string, isEnd = false): ServerEvent[] {
@@ -49,11 +56,16 @@ class EventReader {
   private line(line: string): ServerEvent | undefined {
     if (line === '') {
       const event =
-        this.event !== undefined || this.data.length > 0
-          ? { event: this.event, data: this.data.join('\n') }
+        this.event !== undefined || this.data.length > 0 || this.error !== undefined
+          ? {
+              event: this.event,
+              data: this.data.join('\n'),
+              ...(this.error === undefined ? {} : { error: this.error }),
+            }
           : undefined
       this.event = undefined
       this.data = []
+      this.error = undefined
       return event
     }
     const colon = line.indexOf(':')
@@ -63,6 +75,7 @@ class EventReader {
       colon < 0 ? '' : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1)
     if (field === 'data') this.data.push(value)
     else if (field === 'event') this.event = value
+    else if (field === 'error') this.error = value
     return undefined
   }
 }

@@ -25,7 +25,7 @@ import {
 import type { ErrorContext } from './model-errors.js'
 import { DEFAULT_PROFILE } from './profile.js'
 import type { ServerProfile } from './profile.js'
-import { completionToChunks, ReplyError } from './reply-body.js'
+import { completionToChunks, errorOfLine, ReplyError, shapeStreamReply } from './reply-body.js'
 import { replay, runnerSettings, runStream } from './stream-runner.js'
 import type { EndpointConfig, ModelAdapter } from './types.js'
 
@@ -61,11 +61,12 @@ export function createOpenAiCompatibleAdapter(
     ...options,
     profile: options.profile ?? DEFAULT_PROFILE,
   })
-  // The endpoint's fetch: error bodies keep the server's words, and a 200 that is not a clean
-  // event stream is made into one (reply-body.ts).
+  // The endpoint's fetch, whose error bodies keep the server's words. A 200 labelled as an event
+  // stream is read as it comes (its `error:` lines too); anything else is shaped here.
   const send = createEndpointFetch(
     options.fetch ?? globalThis.fetch,
     Object.keys(endpoint.headers ?? {}),
+    { shapeStreams: false },
   )
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`
   const context: ErrorContext = {
@@ -96,9 +97,8 @@ export function createOpenAiCompatibleAdapter(
             throw new ReplyError(errorFromStatus(response.status, said, context, response.headers))
           }
           if (params.stream) {
-            return response.body === null
-              ? replay([])
-              : chunksOf(response.body, response.headers, context)
+            const reply = isEventStream(response) ? response : await shapeStreamReply(response, url)
+            return reply.body === null ? replay([]) : chunksOf(reply.body, reply.headers, context)
           }
           // A server that cannot stream calls: the whole completion, replayed as chunks.
           const completion: unknown = await response.json()
@@ -119,7 +119,9 @@ async function* chunksOf(
   headers: Headers,
   context: ErrorContext,
 ): AsyncGenerator {
-  for await (const { event, data } of serverEvents(body)) {
+  for await (const { event, data, error: errorLine } of serverEvents(body)) {
+    if (errorLine !== undefined)
+      throw new ReplyError(errorInStream(errorOfLine(errorLine), context, headers))
     if (data === '[DONE]') return
     let chunk: unknown
     try {
@@ -160,4 +162,8 @@ export function openAiClient(
     ),
     ...(endpoint.headers === undefined ? {} : { defaultHeaders: { ...endpoint.headers } }),
   })
+}
+
+function isEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.includes('text/event-stream') === true
 }

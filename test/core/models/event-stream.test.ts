@@ -42,6 +42,13 @@ describe('serverEvents', () => {
     expect(events).toEqual([{ event: undefined, data: '\u00e9' }])
   })
 
+  it('keeps an `error:` field line, which SSE would ignore', async () => {
+    expect(await eventsOf('error: {"message":"x"}\n\ndata: [DONE]\n\n')).toEqual([
+      { event: undefined, data: '', error: '{"message":"x"}' },
+      { event: undefined, data: '[DONE]' },
+    ])
+  })
+
   it('drops an event the body ends in the middle of', async () => {
     expect(await eventsOf('data: 1\n\ndata: 2\n')).toEqual([{ event: undefined, data: '1' }])
   })
