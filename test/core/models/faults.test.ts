@@ -286,7 +286,11 @@ describe('HTTP errors carry the server message', () => {
     expect(line.hasStreamed).toBe(true)
 
     const event = await failWith({
-      steps: [{ raw: 'event: error\ndata: {"message":"the request exceeds the available context size"}\n\n' }],
+      steps: [
+        {
+          raw: 'event: error\ndata: {"message":"the request exceeds the available context size"}\n\n',
+        },
+      ],
     })
     expect(event.error.code).toBe('CONTEXT_OVERFLOW')
   })
