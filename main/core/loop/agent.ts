@@ -167,6 +167,14 @@ export class Agent {
   private running: Promise<TurnOutcome[]> | undefined
   /** Whether this agent compared the prompt with the session's header yet (`resume` vs `change`). */
   private hasCheckedHeader = false
+  /** The header the last step used and what it was made of (see headerSeq). */
+  private header:
+    | {
+        readonly seq: number
+        readonly sections: readonly PromptSection[]
+        readonly tools: readonly ToolSpec[]
+      }
+    | undefined
   /** Turns in which a reply was already cut at the output limit (the turn goes on once). */
   private readonly cutTurns = new Set<number>()
 
@@ -473,23 +481,38 @@ export class Agent {
    */
   private headerSeq(): number {
     const session = this.session
-    const sections = this.opts.prompt().map(({ name, text }) => ({ name, text }))
-    const tools = this.opts.tools.specs().map(({ name, description, parameters }) => ({
+    const prompt = this.opts.prompt()
+    const specs = this.opts.tools.specs()
+    const last = session.latestHeader()
+    // The runner gives the same spec objects while the tools are unchanged (model-schema.ts), so
+    // a step whose prompt and tools are the last step's is answered without serializing them.
+    const known = this.header
+    if (
+      known !== undefined &&
+      known.seq === last?.seq &&
+      isSameList(known.tools, specs, (a, b) => a === b) &&
+      isSameList(known.sections, prompt, (a, b) => a.name === b.name && a.text === b.text)
+    )
+      return known.seq
+    const sections = prompt.map(({ name, text }) => ({ name, text }))
+    const tools = specs.map(({ name, description, parameters }) => ({
       name,
       description,
       parameters: parameters as Record<string, JsonValue>,
     }))
     const wanted = JSON.stringify({ sections, tools })
-    const last = session.latestHeader()
     const isFirst = !this.hasCheckedHeader
     this.hasCheckedHeader = true
-    if (last && JSON.stringify({ sections: last.data.sections, tools: last.data.tools }) === wanted)
-      return last.seq
-    return session.append('request/header', {
-      sections,
-      tools,
-      reason: !last ? 'initial' : isFirst ? 'resume' : 'change',
-    }).seq
+    const seq =
+      last && JSON.stringify({ sections: last.data.sections, tools: last.data.tools }) === wanted
+        ? last.seq
+        : session.append('request/header', {
+            sections,
+            tools,
+            reason: !last ? 'initial' : isFirst ? 'resume' : 'change',
+          }).seq
+    this.header = { seq, sections: prompt, tools: specs }
+    return seq
   }
 
   /**
@@ -727,4 +750,9 @@ export function requestFromLog(session: Session, startSeq: number): ModelRequest
     params: { ...start.data.params },
     ...(start.data.wire === undefined ? {} : { wire: { ...start.data.wire } }),
   })
+}
+
+/** Whether two lists hold the same items in the same order. */
+function isSameList<T>(a: readonly T[], b: readonly T[], isSame: (x: T, y: T) => boolean): boolean {
+  return a.length === b.length && a.every((item, i) => isSame(item, b[i] as T))
 }

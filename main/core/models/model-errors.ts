@@ -145,19 +145,10 @@ export function classifyError(error: unknown, context: ErrorContext): ModelError
   if (error instanceof APIConnectionError) return classifyTransport(error, context, make)
   if (error instanceof APIError) {
     // The class is generic over `any`; these are the fields it always has.
-    const api = error as { status?: number; headers?: Headers; code?: unknown; error?: unknown }
-    const serverMessage = messageOfBody(api.error)
-    if (api.status === undefined) {
-      // An error object inside the stream (`data: {"error": ...}`), after a 200.
-      const status =
-        numericCode(api.code) ?? numericCode(isRecord(api.error) ? api.error['code'] : undefined)
-      if (status !== undefined) return fromStatus(status, serverMessage, where, api.headers, make)
-      if (recognizeRefusal(serverMessage) === 'context-overflow') {
-        return overflow(serverMessage, where, undefined, make)
-      }
-      return make('SERVER_ERROR', `${where} reported an error mid-stream: ${serverMessage}`)
-    }
-    return fromStatus(api.status, serverMessage, where, api.headers, make)
+    const api = error as { status?: number; headers?: Headers; error?: unknown }
+    // Without a status: an error object inside the stream (`data: {"error": ...}`), after a 200.
+    if (api.status === undefined) return inStream(api.error, where, api.headers, make)
+    return fromStatus(api.status, messageOfBody(api.error), where, api.headers, make)
   }
   if (error instanceof SyntaxError) {
     return make('MALFORMED_CHUNK', `${where} sent a stream event that is not valid JSON`)
@@ -165,6 +156,35 @@ export function classifyError(error: unknown, context: ErrorContext): ModelError
   const transport = transportCode(error)
   if (transport !== undefined) return classifyTransport(error, context, make)
   return make('UNKNOWN', `unexpected failure talking to ${where}: ${messageOf(error)}`)
+}
+
+/**
+ * The error object a server sent inside a stream after a 200 (`data: {"error": ...}`, or an
+ * `error` event): its `code` when that is an HTTP status, else what its message says.
+ */
+export function errorInStream(
+  error: unknown,
+  context: ErrorContext,
+  headers?: Headers,
+): ModelError {
+  const make: Make = (code, message, extra) =>
+    modelError(code, redact(message, context.apiKey), extra)
+  return inStream(error, describeEndpoint(context.baseUrl), headers, make)
+}
+
+function inStream(
+  error: unknown,
+  where: string,
+  headers: Headers | undefined,
+  make: Make,
+): ModelError {
+  const serverMessage = messageOfBody(error)
+  const status = numericCode(isRecord(error) ? error['code'] : undefined)
+  if (status !== undefined) return fromStatus(status, serverMessage, where, headers, make)
+  if (recognizeRefusal(serverMessage) === 'context-overflow') {
+    return overflow(serverMessage, where, undefined, make)
+  }
+  return make('SERVER_ERROR', `${where} reported an error mid-stream: ${serverMessage}`)
 }
 
 /** An HTTP error status as a ModelError; `serverMessage` is what the server said (may be empty). */

@@ -131,6 +131,11 @@ export function rewriteErrorLines(body: ReadableStream<Uint8Array>): ReadableStr
 }
 
 function errorData(value: string): string {
+  return `data: ${JSON.stringify({ error: errorOfLine(value) })}`
+}
+
+/** The error object an `error:` field line carries, whatever shape the server gave it. */
+export function errorOfLine(value: string): Record<string, unknown> {
   let parsed: unknown
   try {
     parsed = JSON.parse(value)
@@ -138,14 +143,13 @@ function errorData(value: string): string {
     parsed = value
   }
   const inner = isRecord(parsed) ? parsed['error'] : undefined
-  const error = isRecord(inner)
+  return isRecord(inner)
     ? inner
     : typeof inner === 'string'
       ? { message: inner }
       : isRecord(parsed)
         ? parsed
         : { message: String(parsed) }
-  return `data: ${JSON.stringify({ error })}`
 }
 
 async function readHead(

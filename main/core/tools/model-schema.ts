@@ -5,6 +5,7 @@
  * required, which is what a model needs to make a valid call.
  */
 import { z } from 'zod'
+import { deepFreeze } from '../log/freeze.js'
 import type { ToolSpec } from '../models/types.js'
 import type { Tool } from './types.js'
 
@@ -14,22 +15,46 @@ export const LEAN_PROMPT_MAX_WINDOW = 8192
 /** Tools left out of the lean set: they help, but a small window cannot afford them. */
 export const LEAN_LEFT_OUT: ReadonlySet<string> = new Set(['present', 'recall', 'task'])
 
+/**
+ * Specs by tool, made once: a tool's fields are read-only, and converting its zod schema at every
+ * step was most of a step's cost outside the store. Deep-frozen, because every request shares them.
+ */
+const fullSpecs = new WeakMap<Tool, ToolSpec>()
+const leanSpecs = new WeakMap<Tool, ToolSpec>()
+
 export function fullToolSpec(tool: Tool): ToolSpec {
-  return { name: tool.name, description: tool.description, parameters: jsonSchemaOf(tool) }
+  return specOf(fullSpecs, tool, () => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: jsonSchemaOf(tool),
+  }))
 }
 
 export function leanToolSpec(tool: Tool): ToolSpec {
-  return {
+  return specOf(leanSpecs, tool, () => ({
     name: tool.name,
     description: tool.brief ?? firstSentence(tool.description),
-    parameters: withoutDescriptions(jsonSchemaOf(tool)) as Record<string, unknown>,
-  }
+    parameters: withoutDescriptions(fullToolSpec(tool).parameters) as Record<string, unknown>,
+  }))
 }
 
+function specOf(cache: WeakMap<Tool, ToolSpec>, tool: Tool, make: () => ToolSpec): ToolSpec {
+  let spec = cache.get(tool)
+  if (spec === undefined) {
+    spec = deepFreeze(make())
+    cache.set(tool, spec)
+  }
+  return spec
+}
+
+/**
+ * A copy nothing else shares (the conversion may hand back a schema's own metadata objects), so
+ * that freezing the spec leaves the tool and its zod schema alone.
+ */
 function jsonSchemaOf(tool: Tool): Record<string, unknown> {
-  if (tool.parameters !== undefined) return { ...tool.parameters }
+  if (tool.parameters !== undefined) return structuredClone({ ...tool.parameters })
   const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.schema, { io: 'input' })
-  return schema
+  return structuredClone(schema)
 }
 
 /** Schema keywords whose values are data (a default, examples), never walked as schemas. */

@@ -272,6 +272,29 @@ describe('HTTP errors carry the server message', () => {
     expect(plain.error.message).toContain('the model crashed')
   })
 
+  it('reports an error sent as an `error:` field line (llama.cpp before 2025-09), and an `error` event', async () => {
+    const line = await failWith({
+      steps: [
+        { text: 'a' },
+        { raw: 'error: {"code":500,"message":"the slot crashed","type":"server_error"}\n\n' },
+        { raw: 'data: [DONE]\n\n' },
+      ],
+      noDone: true,
+    })
+    expect(line.error).toMatchObject({ code: 'SERVER_ERROR', status: 500 })
+    expect(line.error.message).toContain('the slot crashed')
+    expect(line.hasStreamed).toBe(true)
+
+    const event = await failWith({
+      steps: [
+        {
+          raw: 'event: error\ndata: {"message":"the request exceeds the available context size"}\n\n',
+        },
+      ],
+    })
+    expect(event.error.code).toBe('CONTEXT_OVERFLOW')
+  })
+
   it('keeps the API key out of messages even when the server echoes it', async () => {
     const { error } = await failWith({
       status: 401,

@@ -513,6 +513,17 @@ describe('what the server is sent', () => {
     expect(server.requests[0]?.headers['x-team']).toBe('bridle')
   })
 
+  it('lets a configured Authorization header, in any case, replace the bearer token', async () => {
+    server.setScript(['ok'])
+    const gateway = createOpenAiCompatibleAdapter({
+      baseUrl: server.url,
+      apiKey: 'sk-test-secret-123',
+      headers: { Authorization: 'Basic Z2F0ZTp3YXk=' },
+    })
+    await collect(gateway)
+    expect(server.requests[0]?.headers['authorization']).toBe('Basic Z2F0ZTp3YXk=')
+  })
+
   it('sends a placeholder key when there is none, and no OpenAI organisation or project', async () => {
     server.setScript(['ok'])
     await collect(adapter)

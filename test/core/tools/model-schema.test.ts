@@ -112,3 +112,28 @@ describe('leanToolSpec', () => {
     expect(meta['meta']?.['default']).toEqual({ description: 'none' })
   })
 })
+
+describe('spec cache', () => {
+  it("converts a tool's schema once and shares the frozen spec", () => {
+    const tool = toolWith(NOTE)
+    const full = fullToolSpec(tool)
+    expect(fullToolSpec(tool)).toBe(full)
+    expect(leanToolSpec(tool)).toBe(leanToolSpec(tool))
+    expect(Object.isFrozen(full.parameters['properties'])).toBe(true)
+    // Another tool object with the same schema gets its own spec.
+    expect(fullToolSpec(toolWith(NOTE))).not.toBe(full)
+  })
+
+  it("leaves the tool's own JSON Schema and zod metadata unfrozen", () => {
+    const parameters = { type: 'object', properties: { q: { type: 'string' } } }
+    const examples = [{ description: 'an example' }]
+    const fromServer = toolWith(z.object({}), { parameters })
+    const withMeta = toolWith(z.object({ q: z.string().meta({ examples }) }))
+    expect(fullToolSpec(fromServer).parameters).toEqual(parameters)
+    expect(Object.isFrozen(parameters.properties)).toBe(false)
+    expect(fullToolSpec(withMeta).parameters).toMatchObject({
+      properties: { q: { examples: [{ description: 'an example' }] } },
+    })
+    expect(Object.isFrozen(examples)).toBe(false)
+  })
+})
