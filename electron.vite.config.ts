@@ -57,6 +57,7 @@ export default defineConfig({
           'micromark-extension-gfm',
           'jsonrepair',
           'diff',
+          'eventsource-parser',
         ],
       },
       rolldownOptions: {
