@@ -51,7 +51,7 @@ function answer(n: number): string {
 }
 
 /** Writes the session; returns the text of its last answer. */
-function writeSession(home: string, project: string, messages: number): string {
+export function writeSession(home: string, project: string, messages: number): string {
   const store = openStore(databasePath(home))
   const session = Session.create(store, { projectDir: project })
   session.append('session/title', { title: TITLE })
@@ -132,7 +132,8 @@ export async function benchChat(messages = 10_000): Promise<Figure[]> {
     figures.push(figure('chat: JS heap after opening', await heapAfterGc(page), 'MB'))
     const modes: [string, ScrollMode][] = [
       ['drag end to end', { kind: 'sweep', frames: 600 }],
-      ['wheel, 120 px a frame', { kind: 'wheel', frames: 600, pixels: 120 }],
+      ['wheel up from the end, 120 px a frame', { kind: 'wheel', frames: 600, pixels: -120 }],
+      ['random jumps', { kind: 'jump', frames: 300 }],
     ]
     for (const [label, mode] of modes) {
       const times = await scrollFrameTimes(page, '.chat-scroll', mode)

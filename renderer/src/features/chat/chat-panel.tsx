@@ -13,21 +13,23 @@ import { ContextMeter } from './context-meter'
 import { CutBanner } from './cut-banner'
 import { RowStateContext } from './row-state'
 import type { ChatItem } from './items'
-import { itemIndexForSeq, latestPromptTokens, RUN_CODE } from './items'
+import { itemIndexForSeq, RUN_CODE } from './items'
 import type { MessageActions } from './messages'
-import { meterWindow } from './known-windows'
 import { ModelBadge } from './model-badge'
 import { useChatItems } from './use-chat-items'
 import { useChatKeys } from './use-chat-keys'
 import { useFollowEnd } from './use-follow-end'
-import { useOlderPages } from './use-older-pages'
+import { useTailStatus } from './use-tail-status'
+import { useFeedWindow } from './use-feed-window'
 import './chat.css'
 
 /**
  * The conversation of the open session, virtualised: only the rows in view (and a few around)
  * are in the DOM, each measured once rendered, so a 10k-message session scrolls like a short
- * one. While the user is at the bottom the view follows new rows and streamed text; scrolling
- * up (wheel, keys, scrollbar) lets go until they come back down or press "Jump to latest".
+ * one. The rows are a window over the history (use-feed-window.ts): pages are read as the view
+ * nears its edges and let go of far from it. While the user is at the bottom the view follows
+ * new rows and streamed text; scrolling up (wheel, keys, scrollbar) lets go until they come back
+ * down or press "Jump to latest".
  */
 export function ChatPanel({
   api,
@@ -48,6 +50,13 @@ export function ChatPanel({
   const openRestore = useShell((s) => s.openRestore)
   const reachBack = useShell((s) => s.reachBack)
   const loadOlder = useShell((s) => s.loadOlder)
+  const loadNewer = useShell((s) => s.loadNewer)
+  const loadLatest = useShell((s) => s.loadLatest)
+  const trimFeed = useShell((s) => s.trimFeed)
+  const windowOps = useMemo(
+    () => ({ loadOlder, loadNewer, trimFeed }),
+    [loadOlder, loadNewer, trimFeed],
+  )
   useEffect(() => setEditingSeq(undefined), [sessionId])
   const actions = useMemo<MessageActions>(
     () => ({
@@ -70,11 +79,7 @@ export function ChatPanel({
   }, [feed.pendingApprovals])
   const pendingInnerByCall = usePendingInner(items, feed.pendingApprovals)
   const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
-  const promptTokens = useMemo(() => latestPromptTokens(feed.events), [feed.events])
-  const contextWindow = useMemo(
-    () => meterWindow(feed.events, feed.contextWindow),
-    [feed.events, feed.contextWindow],
-  )
+  const tailStatus = useTailStatus(feed)
   const isWorking = feed.isRunning && items.at(-1)?.kind !== 'streaming'
 
   const scroller = useRef<HTMLDivElement>(null)
@@ -99,8 +104,18 @@ export function ChatPanel({
     () => ({ items, liveLength, totalSize, isWorking }),
     [items, liveLength, totalSize, isWorking],
   )
-  const { isStuck, isAway, setStuck, handlers } = useFollowEnd(scroller, sessionId, content)
-  useOlderPages(scroller, virtualizer, items, feed, loadOlder)
+  const { isStuck, isAway, setStuck, handlers } = useFollowEnd(
+    scroller,
+    sessionId,
+    content,
+    feed.hasNewer,
+  )
+  useFeedWindow(scroller, virtualizer, items, feed, windowOps)
+  // Back to the end (a jump, or a turn started) while the newest pages were let go: read the tail.
+  const wantsLatest = feed.hasNewer && (isStuck || feed.isRunning)
+  useEffect(() => {
+    if (wantsLatest) void loadLatest()
+  }, [wantsLatest, loadLatest])
   const [keyError, setKeyError] = useState<string | undefined>()
   useEffect(() => setKeyError(undefined), [sessionId])
   // Brings a message into view, leaving the end (a key acting on a message scrolled out).
@@ -130,8 +145,8 @@ export function ChatPanel({
           {feed.profile !== undefined && (
             <ModelBadge key={sessionId} profile={feed.profile} onShowPanel={onShowPanel} />
           )}
-          <CodeModeSwitch api={api} sessionId={sessionId} events={feed.events} />
-          <ContextMeter tokens={promptTokens} window={contextWindow} />
+          <CodeModeSwitch api={api} sessionId={sessionId} isLoggedOn={tailStatus.isCodeModeOn} />
+          <ContextMeter tokens={tailStatus.promptTokens} window={tailStatus.contextWindow} />
           <IconButton
             className="ghost chat-export"
             isLabelShown
@@ -141,7 +156,7 @@ export function ChatPanel({
             onClick={() => setExportSession(sessionId)}
           />
         </div>
-        <CutBanner sessionId={sessionId} events={feed.events} onShowPanel={onShowPanel} />
+        <CutBanner sessionId={sessionId} cut={tailStatus.cut} onShowPanel={onShowPanel} />
         {keyError !== undefined && (
           <p className="chat-key-error" role="alert">
             {keyError}
