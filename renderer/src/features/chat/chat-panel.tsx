@@ -16,8 +16,10 @@ import type { ChatItem } from './items'
 import { itemIndexForSeq, RUN_CODE } from './items'
 import type { MessageActions } from './messages'
 import { ModelBadge } from './model-badge'
+import { PlainRow } from './plain-row'
 import { useChatItems } from './use-chat-items'
 import { useChatKeys } from './use-chat-keys'
+import { useFlyingPast } from './use-flying-past'
 import { useFollowEnd } from './use-follow-end'
 import { useTailStatus } from './use-tail-status'
 import { useFeedWindow } from './use-feed-window'
@@ -97,6 +99,7 @@ export function ChatPanel({
     overscan: 6,
   })
   const totalSize = virtualizer.getTotalSize()
+  const isFlying = useFlyingPast(virtualizer)
   const last = items.at(-1)
   const liveLength = last?.kind === 'streaming' ? last.text.length + last.reasoning.length : 0
 
@@ -176,6 +179,19 @@ export function ChatPanel({
             {virtualizer.getVirtualItems().map((row) => {
               const item = items[row.index]
               if (!item) return null
+              if (isFlying) {
+                // Its known height, so the rows keep their places when the full rows return.
+                return (
+                  <div
+                    key={row.key}
+                    data-index={row.index}
+                    className="chat-row chat-row-plain"
+                    style={{ transform: `translateY(${row.start}px)`, height: row.size }}
+                  >
+                    <PlainRow item={item} />
+                  </div>
+                )
+              }
               return (
                 <div
                   key={row.key}
