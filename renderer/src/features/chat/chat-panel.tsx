@@ -22,6 +22,7 @@ import { useChatKeys } from './use-chat-keys'
 import { useFlyingPast } from './use-flying-past'
 import { useFollowEnd } from './use-follow-end'
 import { useTailStatus } from './use-tail-status'
+import { useWarmRows } from './use-warm-rows'
 import { useFeedWindow } from './use-feed-window'
 import './chat.css'
 
@@ -96,10 +97,13 @@ export function ChatPanel({
     getScrollElement: () => scroller.current,
     estimateSize: (index) => estimates[index] ?? 80,
     getItemKey: (index) => keys[index] ?? index,
-    overscan: 6,
+    // Rows are cheap to bring in now (use-warm-rows.ts parses them ahead): a few are enough.
+    overscan: 3,
   })
   const totalSize = virtualizer.getTotalSize()
   const isFlying = useFlyingPast(virtualizer)
+  const virtualRows = virtualizer.getVirtualItems()
+  useWarmRows(items, isFlying ? [] : virtualRows)
   const last = items.at(-1)
   const liveLength = last?.kind === 'streaming' ? last.text.length + last.reasoning.length : 0
 
@@ -176,7 +180,7 @@ export function ChatPanel({
         >
           {items.length === 0 && <EmptyState isLoading={feed.isLoading} />}
           <div className="chat-rows" style={{ height: totalSize }}>
-            {virtualizer.getVirtualItems().map((row) => {
+            {virtualRows.map((row) => {
               const item = items[row.index]
               if (!item) return null
               if (isFlying) {

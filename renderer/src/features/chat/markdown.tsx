@@ -37,10 +37,19 @@ const REHYPE: PluggableList = [
  * Rendered messages by text. Scrolling a long chat mounts and unmounts rows all the time, and
  * parsing markdown is most of a row's cost; the element tree of a text never changes, so a row
  * scrolled back into view reuses it. Least recently used first out; streaming text passes
- * through it too and simply ages out.
+ * through it too and simply ages out. A few hundred screens' worth: the trees are most of what
+ * a long chat holds in memory beside its events, and the chat's window of events is bounded.
  */
 const rendered = new Map<string, ReactElement>()
-const RENDERED_MAX = 1500
+const RENDERED_MAX = 500
+
+/**
+ * Parses `text` into the cache ahead of its row (a row about to scroll into view), so the frame
+ * that shows the row only builds its elements. Returns at once when the text is cached.
+ */
+export function warmMarkdown(text: string): void {
+  if (!rendered.has(text)) renderMarkdown(text)
+}
 
 /** `Markdown` is a synchronous component without hooks, so it can be called to build a tree. */
 function renderMarkdown(text: string): ReactElement {

@@ -1,5 +1,5 @@
 import { History } from 'lucide-react'
-import { memo, useState } from 'react'
+import { memo, useEffect, useRef, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
 import type { BridleApi, EventDto } from '../../../../protocol/contract'
 import type { RestoreRequest } from '../../state/restore-request'
@@ -22,6 +22,9 @@ import {
 } from './message-actions'
 
 type Item<K extends ChatItem['kind']> = Extract<ChatItem, { kind: K }>
+
+/** How long (ms) the pointer rests on a message before its buttons are built. */
+const POINTER_REST_MS = 80
 
 /** What a message row needs to select itself, fork, and point at the timeline. */
 export interface MessageActions {
@@ -63,7 +66,9 @@ interface MessageFrameProps {
  *
  * Its buttons show only while the pointer or the focus is on it, or it is selected (chat.css):
  * they are built the first time one of those happens, not for every row scrolled past (each
- * has a tooltip, and together they were most of the cost of a row coming into view).
+ * has a tooltip, and together they were most of the cost of a row coming into view). The pointer
+ * counts once it rests on the message a moment: scrolling with the wheel moves every row past
+ * the pointer, and those must stay cheap.
  */
 function MessageFrame({
   seq,
@@ -81,6 +86,17 @@ function MessageFrame({
   const activate = () => {
     if (!hasBeenActive) setBeenActive(true)
   }
+  const resting = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  const stopResting = () => {
+    clearTimeout(resting.current)
+    resting.current = undefined
+  }
+  const startResting = () => {
+    if (!hasBeenActive && resting.current === undefined) {
+      resting.current = setTimeout(activate, POINTER_REST_MS)
+    }
+  }
+  useEffect(() => stopResting, [])
   const isActive = hasBeenActive || isSelected
   const select = () => actions.onSelectSeq(isSelected ? undefined : seq)
   const fork = async () => {
@@ -115,7 +131,8 @@ function MessageFrame({
         }
       }}
       onKeyDown={onKeyDown}
-      onPointerEnter={activate}
+      onPointerEnter={startResting}
+      onPointerLeave={stopResting}
       onFocus={activate}
     >
       <div className="msg-head">
