@@ -44,6 +44,27 @@ const rendered = new Map<string, ReactElement>()
 const RENDERED_MAX = 500
 
 /**
+ * A sample with each construct the parser and highlighter set up on first use (lists, code of a
+ * common language, a table, math): parsed once when the page is first idle, so the first
+ * session opened does not pay for that set-up while its rows are waiting to show.
+ */
+const WARM_UP_SAMPLE = [
+  'A **warm-up** with `code`:',
+  '- one\n- two',
+  '```ts\nexport const x: number = 1\n```',
+  '| a | b |\n| --- | ---: |\n| 1 | 2 |',
+  '$x^2$',
+].join('\n\n')
+
+// Not in the unit tests' Node, which import this file too.
+if ('requestIdleCallback' in globalThis) {
+  requestIdleCallback(() => {
+    renderMarkdown(WARM_UP_SAMPLE)
+    rendered.delete(WARM_UP_SAMPLE)
+  })
+}
+
+/**
  * Parses `text` into the cache ahead of its row (a row about to scroll into view), so the frame
  * that shows the row only builds its elements. Returns at once when the text is cached.
  */
