@@ -101,9 +101,7 @@ export function ChatPanel({
     overscan: 3,
   })
   const totalSize = virtualizer.getTotalSize()
-  const isFlying = useFlyingPast(virtualizer)
   const virtualRows = virtualizer.getVirtualItems()
-  useWarmRows(items, isFlying ? [] : virtualRows)
   const last = items.at(-1)
   const liveLength = last?.kind === 'streaming' ? last.text.length + last.reasoning.length : 0
 
@@ -118,6 +116,8 @@ export function ChatPanel({
     feed.hasNewer,
   )
   useFeedWindow(scroller, virtualizer, items, feed, windowOps)
+  const isFlying = useFlyingPast(virtualizer, items, isStuck)
+  useWarmRows(items, isFlying ? [] : virtualRows)
   // Back to the end (a jump, or a turn started) while the newest pages were let go: read the tail.
   const wantsLatest = feed.hasNewer && (isStuck || feed.isRunning)
   useEffect(() => {

@@ -148,7 +148,7 @@ function shownSeqs(
 }
 
 /** The index of the row that holds `offset` (binary search of rows placed in order). */
-function indexAt(rows: readonly VirtualItem[], offset: number): number | undefined {
+export function indexAt(rows: readonly VirtualItem[], offset: number): number | undefined {
   if (rows.length === 0) return undefined
   let low = 0
   let high = rows.length - 1
