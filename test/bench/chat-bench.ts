@@ -7,9 +7,11 @@
  * It writes a session of `messages` user and assistant messages (markdown with lists, code and
  * tables; every fifth turn reads a file through a tool) into a temp data folder, opens it through
  * `bridle serve` in Debian's Chromium, and times the open until the last answer shows (the chat
- * reads the history's tail first). Then it scrolls what is loaded from the top to the end, as a
- * scroll-bar drag and as a held wheel; then up to the first message (older pages read on the
- * way) and back, with the JS heap after each.
+ * reads the history's tail first). Then it scrolls as a scroll-bar drag from the top of what is
+ * loaded to the end, as a held wheel up from the end, and as random jumps (older pages are read
+ * and far ones let go of on the way, as the chat does for a user); then up to the first message
+ * and back, with the JS heap after each: the chat keeps a window of the history, so the heap at
+ * the first message stays near the one at the start.
  */
 import { Session } from '../../main/core/log/index.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
