@@ -66,7 +66,11 @@ export function launchBrowser(): Promise<Browser> {
 export type ScrollMode =
   /** From the top to the end in `frames` even steps (a drag of the scroll bar). */
   | { readonly kind: 'sweep'; readonly frames: number }
-  /** `pixels` down per frame from the top (a wheel or trackpad flick, held). */
+  /**
+   * `pixels` per frame (a wheel or trackpad flick, held): down from the top, or, negative, up
+   * from the end. Each step moves from where the view is, as a wheel does, so a view kept in
+   * place while rows are added above it is not undone by the next step.
+   */
   | { readonly kind: 'wheel'; readonly frames: number; readonly pixels: number }
   /** To a random place each frame. */
   | { readonly kind: 'jump'; readonly frames: number }
@@ -86,9 +90,10 @@ export async function scrollFrameTimes(
     let last = performance.now()
     for (let i = 0; i <= mode.frames; i++) {
       const max = el.scrollHeight - el.clientHeight
+      const start = mode.pixels < 0 ? max : 0
       el.scrollTop =
         mode.kind === 'sweep' ? (max * i) / mode.frames
-        : mode.kind === 'wheel' ? Math.min(max, i * mode.pixels)
+        : mode.kind === 'wheel' ? (i === 0 ? start : el.scrollTop + mode.pixels)
         : Math.random() * max
       await new Promise((resolve) => requestAnimationFrame(resolve))
       const now = performance.now()
@@ -180,9 +185,20 @@ export async function scrollChatToStart(
   return Date.now() - started
 }
 
-/** Back to the end of the chat with "Jump to latest" (when away); resolves once a row holding `lastText` shows. */
+/**
+ * Back to the end of the chat with "Jump to latest" when it shows, else by scrolling to the end
+ * (a view moved by the probe alone still follows the end, so it offers no jump); resolves once
+ * a row holding `lastText` shows.
+ */
 export async function jumpToLatest(page: Page, lastText: string): Promise<void> {
   const jump = page.getByRole('button', { name: 'Jump to latest ↓' })
   if (await jump.isVisible()) await jump.click()
+  else {
+    await page
+      .locator('.chat-scroll')
+      .evaluate((element: { scrollTop: number; scrollHeight: number }) => {
+        element.scrollTop = element.scrollHeight
+      })
+  }
   await page.locator('.chat-row').filter({ hasText: lastText }).last().waitFor()
 }

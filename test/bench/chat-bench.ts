@@ -7,9 +7,11 @@
  * It writes a session of `messages` user and assistant messages (markdown with lists, code and
  * tables; every fifth turn reads a file through a tool) into a temp data folder, opens it through
  * `bridle serve` in Debian's Chromium, and times the open until the last answer shows (the chat
- * reads the history's tail first). Then it scrolls what is loaded from the top to the end, as a
- * scroll-bar drag and as a held wheel; then up to the first message (older pages read on the
- * way) and back, with the JS heap after each.
+ * reads the history's tail first). Then it scrolls as a scroll-bar drag from the top of what is
+ * loaded to the end, as a held wheel up from the end, and as random jumps (older pages are read
+ * and far ones let go of on the way, as the chat does for a user); then up to the first message
+ * and back, with the JS heap after each: the chat keeps a window of the history, so the heap at
+ * the first message stays near the one at the start.
  */
 import { Session } from '../../main/core/log/index.js'
 import { databasePath, openStore } from '../../main/core/store/index.js'
@@ -51,7 +53,7 @@ function answer(n: number): string {
 }
 
 /** Writes the session; returns the text of its last answer. */
-function writeSession(home: string, project: string, messages: number): string {
+export function writeSession(home: string, project: string, messages: number): string {
   const store = openStore(databasePath(home))
   const session = Session.create(store, { projectDir: project })
   session.append('session/title', { title: TITLE })
@@ -132,7 +134,8 @@ export async function benchChat(messages = 10_000): Promise<Figure[]> {
     figures.push(figure('chat: JS heap after opening', await heapAfterGc(page), 'MB'))
     const modes: [string, ScrollMode][] = [
       ['drag end to end', { kind: 'sweep', frames: 600 }],
-      ['wheel, 120 px a frame', { kind: 'wheel', frames: 600, pixels: 120 }],
+      ['wheel up from the end, 120 px a frame', { kind: 'wheel', frames: 600, pixels: -120 }],
+      ['random jumps', { kind: 'jump', frames: 300 }],
     ]
     for (const [label, mode] of modes) {
       const times = await scrollFrameTimes(page, '.chat-scroll', mode)

@@ -2,7 +2,10 @@
  * A long session opens on its tail: a history of 2,000 turns (about 14,000 events), written
  * through the store before `bridle serve` starts, shows its last message at once with only the
  * last page read; scrolling up reads older pages, keeps the message in view where it was when a
- * page lands above it, and reaches the first message. Screenshots of the history's start:
+ * page lands above it, and reaches the first message. The chat keeps a window of the history,
+ * not all of it: on the way up it lets go of the newest pages, and on the way back down of the
+ * oldest, and reads each again when the view comes back to it (seen here as the reads it sends
+ * over the bridge). Screenshots of the history's start:
  * test-results/long-session-start-{1440,1024}-{light,dark}.png.
  */
 import { expect, test } from '@playwright/test'
@@ -70,6 +73,29 @@ test.afterEach(async () => {
   await app.stop()
 })
 
+/** The `session/events` reads the page sends over the bridge, in order. */
+interface EventsRead {
+  readonly fromSeq?: number
+  readonly toSeq?: number
+  readonly tail?: boolean
+  readonly types?: readonly string[]
+}
+
+function recordEventsReads(page: Page): EventsRead[] {
+  const reads: EventsRead[] = []
+  page.on('websocket', (socket) => {
+    socket.on('framesent', ({ payload }) => {
+      if (typeof payload !== 'string') return
+      const frame = JSON.parse(payload) as { method?: string; params?: EventsRead }
+      if (frame.method === 'session/events' && frame.params !== undefined) reads.push(frame.params)
+    })
+  })
+  return reads
+}
+
+/** A read of the feed's own (every type but chunks, so not the timeline's or a typed one). */
+const isFeedRead = (read: EventsRead) => read.types?.includes('user/message') === true
+
 /** The highest row index the chat has rendered: at the end, its item count less one. */
 async function lastRowIndex(page: Page): Promise<number> {
   return page
@@ -82,7 +108,8 @@ async function lastRowIndex(page: Page): Promise<number> {
 test('a long session opens on its last message and reads older ones as the chat scrolls up', async ({
   page,
 }) => {
-  test.setTimeout(180_000)
+  test.setTimeout(300_000)
+  const reads = recordEventsReads(page)
   await page.goto(app.url)
   await page
     .getByRole('treeitem', { name: new RegExp(`^(${TITLE}|Untitled session)`) })
@@ -108,19 +135,50 @@ test('a long session opens on its last message and reads older ones as the chat 
   expect(top).toBeLessThan(added + 2000)
 
   // Up to the first message, a page at a time.
-  await expect
-    .poll(
-      async () => {
-        await scroller.evaluate((element: Scrolled) => (element.scrollTop = 0))
-        return log.getByText('Question 1 of the long history', { exact: true }).count()
-      },
-      { timeout: 120_000, intervals: [200, 500, 1000] },
+  const first = log.getByText('Question 1 of the long history', { exact: true })
+  const last = log.getByText(`Answer ${TURNS}: all is well.`)
+  const scrollTo = (where: 'top' | 'end') =>
+    scroller.evaluate(
+      (element: Scrolled, to) => (element.scrollTop = to === 'top' ? 0 : element.scrollHeight),
+      where,
     )
-    .toBe(1)
-  await expect(log.getByText('Question 1 of the long history', { exact: true })).toBeInViewport()
+  const reach = (where: 'top' | 'end', target: typeof first) =>
+    expect
+      .poll(
+        async () => {
+          await scrollTo(where)
+          return target.count()
+        },
+        { timeout: 120_000, intervals: [200, 500, 1000] },
+      )
+      .toBe(1)
+  await reach('top', first)
+  await expect(first).toBeInViewport()
   await shootEachWay(page, (size, theme) => `test-results/long-session-start-${size}-${theme}.png`)
 
-  // "Jump to latest" goes back to the end, which stayed as it was.
+  // The newest pages were let go on the way up: the end of what is loaded is not the log's end,
+  // so scrolling down reads forward again (pages from a seq on, not the tail) until it is.
+  const readsAtTop = reads.length
+  await reach('end', last)
+  await expect(last).toBeInViewport()
+  const forward = reads.slice(readsAtTop).filter((read) => isFeedRead(read) && read.tail !== true)
+  expect(forward.length).toBeGreaterThan(0)
+  expect(Math.min(...forward.map((read) => read.fromSeq ?? 0))).toBeGreaterThan(1000)
+
+  // On the way down the oldest pages were let go: going up reads them again.
+  const readsAtEnd = reads.length
+  await page.mouse.wheel(0, -2000)
+  await reach('top', first)
+  const back = reads.slice(readsAtEnd).filter((read) => isFeedRead(read) && read.tail === true)
+  // Had they been kept, the window would reach the start and no older page would be read.
+  expect(back.length).toBeGreaterThan(0)
+
+  // "Jump to latest" goes back to the end at once: the log's tail is read again.
+  const readsBeforeJump = reads.length
   await page.getByRole('button', { name: 'Jump to latest ↓' }).click()
-  await expect(log.getByText(`Answer ${TURNS}: all is well.`)).toBeInViewport()
+  await expect(last).toBeInViewport()
+  const tails = reads
+    .slice(readsBeforeJump)
+    .filter((read) => isFeedRead(read) && read.tail === true)
+  expect(tails.some((read) => read.toSeq === undefined)).toBe(true)
 })

@@ -40,6 +40,14 @@ export interface SessionFeed {
   readonly hasOlder: boolean
   /** An older page is being read. */
   readonly isLoadingOlder: boolean
+  /**
+   * The chat scrolled far up and the feed let go of its newest events: `events` ends before the
+   * log does. Newer pages are read as the chat scrolls down (`loadNewer`), or the tail at once
+   * (`loadLatest`); until then notifications do not add to `events`.
+   */
+  readonly hasNewer: boolean
+  /** A newer page, or the tail, is being read. */
+  readonly isLoadingNewer: boolean
   /** Deltas of the step now streaming (cleared when its `assistant/message` arrives). */
   readonly streaming: readonly StreamDelta[]
   readonly pendingApprovals: readonly ApprovalRequest[]

@@ -9,6 +9,10 @@
  * scrolls up), so a window outside its coverage is read with every type, and a panel that needs
  * a few types over the whole history (checkpoints, request starts) asks `ofTypes`: one filtered
  * read below the feed's window, joined to the feed's own events of those types.
+ *
+ * The window also lets go of pages far from what the chat shows. What it let go of is kept here
+ * for the `ofTypes` reads (their types only), and windows read as chunks only over that range
+ * are forgotten, to be read again with every type.
  */
 import type { BridleApi, EventDto } from '../../../protocol/contract'
 
@@ -87,9 +91,15 @@ const EMPTY_FEED: FeedEvents = {
 
 /** Events of some types read below the feed's window, and the list joined with the feed's. */
 interface TypedRead {
+  readonly types: readonly string[]
   /** The read covers seqs below this (the feed's `coveredFrom` when it was asked). */
   readonly below: number
   older: readonly EventDto[] | undefined
+  /**
+   * Events of the types from `below` on that are not in the feed's window: those it let go of,
+   * and those past a window whose newer side was let go before the read. Seq order.
+   */
+  kept: readonly EventDto[]
   joinedFor: readonly EventDto[] | undefined
   joined: readonly EventDto[] | undefined
 }
@@ -129,8 +139,35 @@ export class EventCache {
       feed.isLoading === before.isLoading
     )
       return
+    if (feed.coveredFrom > before.coveredFrom || feed.coveredTo < before.coveredTo) {
+      this.keepLetGo(before, feed)
+    }
     this.feed = feed
     this.notify()
+  }
+
+  /** See the module comment: what the feed's window let go of, going from `before` to `feed`. */
+  private keepLetGo(before: FeedEvents, feed: FeedEvents): void {
+    const isOut = (seq: number) => seq < feed.coveredFrom || seq >= feed.coveredTo
+    const letGo = before.events.filter(
+      (event) => isOut(event.seq) && findBySeq(feed.events, event.seq) === undefined,
+    )
+    for (const read of this.typed.values()) {
+      const ofRead = letGo.filter(
+        (event) => event.seq >= read.below && read.types.includes(event.type),
+      )
+      if (ofRead.length > 0) read.kept = mergeSorted(read.kept, ofRead)
+      read.joinedFor = undefined
+    }
+    for (const [w, window] of this.windows) {
+      const start = w * this.windowSize
+      const end = start + this.windowSize
+      const wasIn = start < before.coveredTo && end > before.coveredFrom
+      const isIn = start >= feed.coveredFrom && end <= feed.coveredTo
+      if (!wasIn || isIn) continue
+      for (const event of window.rows) if (event?.type === CHUNK_TYPE) this.chunkRows--
+      this.windows.delete(w)
+    }
   }
 
   /** The forwarded events, as the feed holds them. */
@@ -172,17 +209,23 @@ export class EventCache {
     const key = [...types].sort().join(',')
     let read = this.typed.get(key)
     if (read === undefined) {
-      const below = this.feed.coveredFrom
-      // A feed that holds the history from its start needs no read.
-      read = { below, older: below === 0 ? [] : undefined, joinedFor: undefined, joined: [] }
+      const { coveredFrom: below, coveredTo, length } = this.feed
+      // A feed that holds the history from its start (to its end) needs no read.
+      const older = below === 0 ? [] : undefined
+      read = { types: [...types], below, older, kept: [], joinedFor: undefined, joined: [] }
       this.typed.set(key, read)
       if (below > 0) this.readTyped(read, types)
+      if (coveredTo < length) this.readTypedPast(read, types, coveredTo)
     }
     if (read.older === undefined) return undefined
     if (read.joinedFor !== this.feed.events) {
-      const { below } = read
-      const newer = this.feed.events.filter((e) => e.seq >= below && types.includes(e.type))
-      read.joined = newer.length === 0 ? read.older : [...read.older, ...newer]
+      const { below, kept } = read
+      const { coveredFrom, coveredTo } = this.feed
+      const inFeed = this.feed.events.filter((e) => e.seq >= below && types.includes(e.type))
+      const lower = kept.filter((e) => e.seq < coveredFrom)
+      const upper = kept.filter((e) => e.seq >= coveredTo && findBySeq(inFeed, e.seq) === undefined)
+      const isOlderOnly = inFeed.length + lower.length + upper.length === 0
+      read.joined = isOlderOnly ? read.older : [...read.older, ...lower, ...inFeed, ...upper]
       read.joinedFor = this.feed.events
     }
     return read.joined
@@ -233,6 +276,26 @@ export class EventCache {
     next(0)
       .then(() => {
         read.older = found
+        this.notify()
+      })
+      .catch((error: unknown) => {
+        this.error = error instanceof Error ? error.message : String(error)
+        this.notify()
+      })
+  }
+
+  /** Reads `types` from `fromSeq` to the log's end into `read.kept` (past a let-go newer side). */
+  private readTypedPast(read: TypedRead, types: readonly string[], fromSeq: number): void {
+    const found: EventDto[] = []
+    const next = (from: number): Promise<void> =>
+      this.load({ fromSeq: from, limit: TYPED_PAGE, types }).then((page) => {
+        found.push(...page.events)
+        return page.nextSeq === null ? undefined : next(page.nextSeq)
+      })
+    next(fromSeq)
+      .then(() => {
+        read.kept = mergeSorted(read.kept, found)
+        read.joinedFor = undefined
         this.notify()
       })
       .catch((error: unknown) => {

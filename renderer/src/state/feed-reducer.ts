@@ -10,6 +10,14 @@
  * once the history's start is in. A notification names the previous forwarded event
  * (`prevSeq`); when that is covered, the seqs in between were chunks and coverage moves past the
  * new event. Otherwise events were missed, and the store fetches `[coveredTo, that seq)`.
+ *
+ * The window also lets go: the chat trims pages far from what it shows (`trim`), so memory stays
+ * bounded while scrolling through a long history. A trimmed older side is read again as a page
+ * like any other. A trimmed newer side sets `hasNewer`: newer pages are read forward from
+ * `coveredTo` (`page`), or the window jumps back to the tail (`tail` with `isReset`); meanwhile
+ * notifications only move `length` (their events are read with the page that reaches them). The
+ * newer side is never trimmed while the session runs, so the live end is always in the window
+ * while it moves.
  */
 import { FORWARDED_EVENT_TYPES } from '../../../protocol/contract'
 import type {
@@ -52,6 +60,10 @@ export interface FeedState {
   readonly isLoading: boolean
   /** True while a page older than `coveredFrom` is being read. */
   readonly isLoadingOlder: boolean
+  /** Events from `coveredTo` on were trimmed off (see the module comment). */
+  readonly hasNewer: boolean
+  /** True while a newer page, or the tail that replaces the window, is being read. */
+  readonly isLoadingNewer: boolean
   readonly streaming: readonly StreamDelta[]
   readonly pendingApprovals: readonly ApprovalRequest[]
   /**
@@ -85,7 +97,8 @@ export type FeedAction =
     }
   /**
    * A tail page of `session/events`: every feed event in `[coveredFrom, toSeq)`. The first one
-   * (`toSeq` the log's length) opens the feed; later ones, below `coveredFrom`, reach back.
+   * (`toSeq` the log's length) opens the feed; later ones, below `coveredFrom`, reach back. One
+   * with `isReset` (the log's tail, read while `hasNewer`) replaces the window.
    */
   | {
       readonly type: 'tail'
@@ -93,9 +106,17 @@ export type FeedAction =
       readonly toSeq: number
       readonly events: readonly EventDto[]
       readonly length: number
+      readonly isReset?: boolean
     }
   /** A page older than `coveredFrom` was asked for. */
   | { readonly type: 'older' }
+  /** A page from `coveredTo` on (or the tail) was asked for, while `hasNewer`. */
+  | { readonly type: 'newer' }
+  /**
+   * Lets go of the events outside `[fromSeq, toSeq)`, far from what the chat shows. Either side
+   * may be left as it is (`fromSeq` at or below `coveredFrom`, `toSeq` at or past `coveredTo`).
+   */
+  | { readonly type: 'trim'; readonly fromSeq: number; readonly toSeq: number }
   /**
    * A `session/event` notification. `prevSeq` is the seq of the previous forwarded event (-1 for
    * none): the seqs between it and this event are chunks, never forwarded, so a feed that covers
@@ -119,6 +140,8 @@ export function initialFeed(sessionId: string): FeedState {
     length: 0,
     isLoading: true,
     isLoadingOlder: false,
+    hasNewer: false,
+    isLoadingNewer: false,
     streaming: [],
     pendingApprovals: [],
     childApprovals: [],
@@ -155,6 +178,10 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
       return applyTail(state, action)
     case 'older':
       return state.isLoadingOlder ? state : { ...state, isLoadingOlder: true }
+    case 'newer':
+      return state.isLoadingNewer || !state.hasNewer ? state : { ...state, isLoadingNewer: true }
+    case 'trim':
+      return applyTrim(state, action.fromSeq, action.toSeq)
     case 'event':
       return applyEvent(state, action.event, action.prevSeq)
     case 'delta':
@@ -198,13 +225,20 @@ export function reduceFeed(state: FeedState, action: FeedAction): FeedState {
         streaming: action.isRunning ? state.streaming : [],
       }
     case 'failed':
-      return { ...state, isLoading: false, isLoadingOlder: false, error: action.message }
+      return {
+        ...state,
+        isLoading: false,
+        isLoadingOlder: false,
+        isLoadingNewer: false,
+        error: action.message,
+      }
   }
 }
 
 /** Where the store should fetch from to close a gap, or undefined when there is none. */
 export function gapStart(state: FeedState): number | undefined {
-  if (state.isLoading) return undefined
+  // A trimmed newer side is no gap: it is read again when the chat comes back to it.
+  if (state.isLoading || state.hasNewer) return undefined
   const last = state.events.at(-1)
   return last !== undefined && last.seq >= state.coveredTo ? state.coveredTo : undefined
 }
@@ -218,7 +252,18 @@ function applyPage(state: FeedState, page: Extract<FeedAction, { type: 'page' }>
     page.fromSeq <= state.coveredTo ? Math.max(state.coveredTo, pageEnd) : state.coveredTo
   const length = Math.max(state.length, page.length)
   const next = { ...state, events, length, coveredTo: advanceCovered(events, coveredTo) }
+  if (state.hasNewer) {
+    // A newer page: the window reaches the log's end again once a page is its last.
+    const isAtEnd = page.nextSeq === null && page.fromSeq <= state.coveredTo
+    return { ...next, hasNewer: !isAtEnd, isLoadingNewer: false }
+  }
   return page.nextSeq === null ? settle({ ...next, isLoading: false }) : next
+}
+
+/** Where the next newer page starts, or undefined when the window reaches the log's end. */
+export function newerStart(state: FeedState): number | undefined {
+  if (!state.hasNewer || state.isLoadingNewer || state.isLoading) return undefined
+  return state.coveredTo
 }
 
 /** Where the next older page ends (exclusive), or undefined when the history's start is in. */
@@ -228,6 +273,14 @@ export function olderEnd(state: FeedState): number | undefined {
 }
 
 function applyTail(state: FeedState, page: Extract<FeedAction, { type: 'tail' }>): FeedState {
+  if (page.isReset === true) {
+    if (!state.hasNewer) return { ...state, isLoadingNewer: false }
+    const events = page.events.filter(isFeedEvent)
+    const coveredTo = advanceCovered(events, page.toSeq)
+    const length = Math.max(state.length, page.length)
+    const window = { coveredFrom: page.coveredFrom, coveredTo, hasNewer: false }
+    return settle({ ...state, ...window, events, length, isLoadingNewer: false })
+  }
   const events = mergeEvents(state.events, page.events.filter(isFeedEvent))
   const length = Math.max(state.length, page.length)
   if (state.isLoading) {
@@ -244,6 +297,9 @@ function applyTail(state: FeedState, page: Extract<FeedAction, { type: 'tail' }>
 
 function applyEvent(state: FeedState, event: EventDto, prevSeq?: number): FeedState {
   if (!isFeedEvent(event)) return state
+  // Past a trimmed newer side: read with the page that reaches it; it may still settle a question.
+  if (state.hasNewer)
+    return settle({ ...state, length: Math.max(state.length, event.seq + 1) }, event)
   const events = mergeEvents(state.events, [event])
   if (events === state.events) return state
   // Covered up to the previous forwarded event: nothing but chunks lies between it and this one.
@@ -252,6 +308,28 @@ function applyEvent(state: FeedState, event: EventDto, prevSeq?: number): FeedSt
   const coveredTo = followsOn ? Math.max(state.coveredTo, event.seq + 1) : state.coveredTo
   const length = Math.max(state.length, event.seq + 1)
   return settle({ ...state, events, length, coveredTo: advanceCovered(events, coveredTo) }, event)
+}
+
+/**
+ * Keeps only the events in `[fromSeq, toSeq)`. The newer side stays while the session runs or
+ * streams (its live end must stay in the window); a window that would end up empty stays whole.
+ */
+function applyTrim(state: FeedState, fromSeq: number, toSeq: number): FeedState {
+  if (state.isLoading) return state
+  const isLive = state.isRunning || state.streaming.length > 0
+  const from = Math.max(state.coveredFrom, fromSeq)
+  const to = isLive || toSeq >= state.coveredTo ? Number.POSITIVE_INFINITY : toSeq
+  if (from === state.coveredFrom && to === Number.POSITIVE_INFINITY) return state
+  if (from >= Math.min(to, state.coveredTo)) return state
+  const events = state.events.filter((event) => event.seq >= from && event.seq < to)
+  const isNewerTrimmed = to !== Number.POSITIVE_INFINITY
+  return {
+    ...state,
+    events,
+    coveredFrom: from,
+    coveredTo: isNewerTrimmed ? to : state.coveredTo,
+    hasNewer: state.hasNewer || isNewerTrimmed,
+  }
 }
 
 /**
@@ -309,7 +387,7 @@ function mergeApprovals(
 
 /**
  * Merges events into a sorted, seq-unique list. The common cases (a page or a notification past
- * the end) append; anything else merges by seq. Returns `into` itself when nothing was new.
+ * the end, an older page before the start) append or prepend; anything else merges by seq. Returns `into` itself when nothing was new.
  */
 export function mergeEvents(
   into: readonly EventDto[],
@@ -320,6 +398,12 @@ export function mergeEvents(
   const first = incoming[0]
   if (first !== undefined && (last === undefined || first.seq > last.seq) && isSorted(incoming)) {
     return [...into, ...incoming]
+  }
+  // An older page, wholly below what is there: prepended without a merge.
+  const lastIncoming = incoming.at(-1)
+  const firstInto = into[0]
+  if (lastIncoming !== undefined && firstInto !== undefined && lastIncoming.seq < firstInto.seq) {
+    if (isSorted(incoming)) return [...incoming, ...into]
   }
   const bySeq = new Map<number, EventDto>()
   for (const event of into) bySeq.set(event.seq, event)

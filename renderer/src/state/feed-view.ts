@@ -21,6 +21,8 @@ export function toSessionFeed(state: FeedState, cache: EventCache): SessionFeed 
       isLoading: state.isLoading,
       hasOlder: state.coveredFrom > 0,
       isLoadingOlder: state.isLoadingOlder,
+      hasNewer: state.hasNewer,
+      isLoadingNewer: state.isLoadingNewer,
       streaming: state.streaming,
       pendingApprovals: state.pendingApprovals,
       childApprovals: state.childApprovals,

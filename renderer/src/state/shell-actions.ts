@@ -21,6 +21,9 @@ export interface StoreOps {
   readonly pageTail: (sessionId: string, toSeq?: number, limit?: number) => Promise<void>
   readonly loadOlder: () => Promise<void>
   readonly reachBack: (seq: number) => Promise<void>
+  readonly loadNewer: () => Promise<void>
+  readonly loadLatest: () => Promise<void>
+  readonly trimFeed: (fromSeq: number, toSeq: number) => void
   readonly refreshDetails: (sessionId: string) => Promise<void>
   readonly loadSessions: (cursor: string | null) => Promise<void>
   readonly applySummary: (session: SessionSummary, details?: SessionDetails) => void
@@ -138,6 +141,9 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
 
     loadOlder: ops.loadOlder,
     reachBack: ops.reachBack,
+    loadNewer: ops.loadNewer,
+    loadLatest: ops.loadLatest,
+    trimFeed: ops.trimFeed,
 
     closeSession() {
       set({ feed: undefined, eventCache: undefined, selectedSeq: undefined })

@@ -22,7 +22,7 @@ import type { AttachmentInput } from '../../../protocol/attachments'
 import type { DrawerPanel } from '../features/feed'
 import type { EventCache } from './event-cache'
 import type { RestoreRequest } from './restore-request'
-import { FEED_EVENT_TYPES, gapStart, olderEnd, reduceFeed } from './feed-reducer'
+import { FEED_EVENT_TYPES, gapStart, newerStart, olderEnd, reduceFeed } from './feed-reducer'
 import type { FeedAction, FeedState, SessionDetails } from './feed-reducer'
 import { upsertSessions } from './session-tree'
 import { initialState } from './shell-actions'
@@ -115,6 +115,12 @@ export interface ShellState {
   readonly loadOlder: () => Promise<void>
   /** Reads older pages until the feed holds `seq` (a selection made far back in the history). */
   readonly reachBack: (seq: number) => Promise<void>
+  /** Reads the page after the feed's window, when its newer side was trimmed off. */
+  readonly loadNewer: () => Promise<void>
+  /** Puts the log's tail back in the feed, when its newer side was trimmed off (a jump to the end). */
+  readonly loadLatest: () => Promise<void>
+  /** Lets go of the feed's events outside `[fromSeq, toSeq)` (pages far from what the chat shows). */
+  readonly trimFeed: (fromSeq: number, toSeq: number) => void
   readonly closeSession: () => void
   /** Creates a session in the current project and opens it; `title` names it at once. */
   readonly createSession: (title?: string) => Promise<string | undefined>
@@ -255,10 +261,101 @@ export function createShellStore(api: BridleApi): {
     return read.done
   }
 
+  /** The newer page being read, so a second asker waits for it. */
+  let newerRead: { sessionId: string; done: Promise<void> } | undefined
+
+  const loadNewer = (): Promise<void> => {
+    const { feed } = get()
+    if (feed === undefined) return Promise.resolve()
+    if (newerRead?.sessionId === feed.sessionId && feed.isLoadingNewer) return newerRead.done
+    const from = newerStart(feed)
+    if (from === undefined) return Promise.resolve()
+    const { sessionId } = feed
+    dispatch(sessionId, { type: 'newer' })
+    const limit = Math.min(OLDER_PAGE_MAX, Math.max(TAIL_PAGE_SIZE, feed.events.length))
+    const readPage = async () => {
+      const types = [...FEED_EVENT_TYPES]
+      const result = await call('session/events', { sessionId, fromSeq: from, types, limit })
+      // A jump to the end replaced the window meanwhile: this page is not next to it any more.
+      if (get().feed?.sessionId !== sessionId || get().feed?.hasNewer !== true) return
+      if (!result.ok) {
+        dispatch(sessionId, { type: 'failed', message: result.error.message })
+        return
+      }
+      const { events, nextSeq, length } = result.value
+      dispatch(sessionId, { type: 'page', fromSeq: from, events, nextSeq, length })
+    }
+    const read = {
+      sessionId,
+      done: readPage().finally(() => {
+        if (newerRead === read) newerRead = undefined
+      }),
+    }
+    newerRead = read
+    return read.done
+  }
+
+  /** The tail being read to replace the window, so a second jump waits for it. */
+  let latestRead: { sessionId: string; done: Promise<void> } | undefined
+
+  const loadLatest = (): Promise<void> => {
+    const { feed } = get()
+    if (feed === undefined || !feed.hasNewer) return Promise.resolve()
+    if (latestRead?.sessionId === feed.sessionId) return latestRead.done
+    const { sessionId } = feed
+    dispatch(sessionId, { type: 'newer' })
+    const readTail = async () => {
+      const result = await call('session/events', {
+        sessionId,
+        tail: true,
+        types: [...FEED_EVENT_TYPES],
+        limit: TAIL_PAGE_SIZE,
+      })
+      const heard = get().feed
+      if (heard?.sessionId !== sessionId) return
+      if (!result.ok) {
+        dispatch(sessionId, { type: 'failed', message: result.error.message })
+        return
+      }
+      const { events, length, coveredFrom } = result.value
+      const from = coveredFrom ?? 0
+      dispatch(sessionId, {
+        type: 'tail',
+        events,
+        length,
+        coveredFrom: from,
+        toSeq: length,
+        isReset: true,
+      })
+      // Events notified while the window was away and logged after the read: read them now.
+      const after = get().feed
+      if (after !== undefined && heard.length > after.coveredTo)
+        void pageEvents(sessionId, after.coveredTo)
+    }
+    const read = {
+      sessionId,
+      done: readTail().finally(() => {
+        if (latestRead === read) latestRead = undefined
+      }),
+    }
+    latestRead = read
+    return read.done
+  }
+
+  const trimFeed = (fromSeq: number, toSeq: number) => {
+    const { feed } = get()
+    if (feed !== undefined) dispatch(feed.sessionId, { type: 'trim', fromSeq, toSeq })
+  }
+
   const reachBack = async (seq: number) => {
     for (;;) {
       const { feed } = get()
       if (feed === undefined || feed.isLoading || feed.error !== undefined) return
+      if (feed.hasNewer && seq >= feed.coveredTo) {
+        await loadNewer()
+        if (get().feed?.coveredTo === feed.coveredTo) return
+        continue
+      }
       if (feed.coveredFrom <= seq || feed.coveredFrom === 0) return
       await loadOlder()
       // Nothing moved (the read failed or another session opened): stop rather than spin.
@@ -332,6 +429,9 @@ export function createShellStore(api: BridleApi): {
     pageTail,
     loadOlder,
     reachBack,
+    loadNewer,
+    loadLatest,
+    trimFeed,
     refreshDetails,
     loadSessions,
     applySummary,

@@ -13,21 +13,26 @@ import { ContextMeter } from './context-meter'
 import { CutBanner } from './cut-banner'
 import { RowStateContext } from './row-state'
 import type { ChatItem } from './items'
-import { itemIndexForSeq, latestPromptTokens, RUN_CODE } from './items'
+import { itemIndexForSeq, RUN_CODE } from './items'
 import type { MessageActions } from './messages'
-import { meterWindow } from './known-windows'
 import { ModelBadge } from './model-badge'
+import { PlainRow } from './plain-row'
 import { useChatItems } from './use-chat-items'
 import { useChatKeys } from './use-chat-keys'
+import { useFlyingPast } from './use-flying-past'
 import { useFollowEnd } from './use-follow-end'
-import { useOlderPages } from './use-older-pages'
+import { useTailStatus } from './use-tail-status'
+import { useWarmRows } from './use-warm-rows'
+import { useFeedWindow } from './use-feed-window'
 import './chat.css'
 
 /**
  * The conversation of the open session, virtualised: only the rows in view (and a few around)
  * are in the DOM, each measured once rendered, so a 10k-message session scrolls like a short
- * one. While the user is at the bottom the view follows new rows and streamed text; scrolling
- * up (wheel, keys, scrollbar) lets go until they come back down or press "Jump to latest".
+ * one. The rows are a window over the history (use-feed-window.ts): pages are read as the view
+ * nears its edges and let go of far from it. While the user is at the bottom the view follows
+ * new rows and streamed text; scrolling up (wheel, keys, scrollbar) lets go until they come back
+ * down or press "Jump to latest".
  */
 export function ChatPanel({
   api,
@@ -48,6 +53,13 @@ export function ChatPanel({
   const openRestore = useShell((s) => s.openRestore)
   const reachBack = useShell((s) => s.reachBack)
   const loadOlder = useShell((s) => s.loadOlder)
+  const loadNewer = useShell((s) => s.loadNewer)
+  const loadLatest = useShell((s) => s.loadLatest)
+  const trimFeed = useShell((s) => s.trimFeed)
+  const windowOps = useMemo(
+    () => ({ loadOlder, loadNewer, trimFeed }),
+    [loadOlder, loadNewer, trimFeed],
+  )
   useEffect(() => setEditingSeq(undefined), [sessionId])
   const actions = useMemo<MessageActions>(
     () => ({
@@ -70,11 +82,7 @@ export function ChatPanel({
   }, [feed.pendingApprovals])
   const pendingInnerByCall = usePendingInner(items, feed.pendingApprovals)
   const orphanApprovals = useOrphanApprovals(items, feed.pendingApprovals)
-  const promptTokens = useMemo(() => latestPromptTokens(feed.events), [feed.events])
-  const contextWindow = useMemo(
-    () => meterWindow(feed.events, feed.contextWindow),
-    [feed.events, feed.contextWindow],
-  )
+  const tailStatus = useTailStatus(feed)
   const isWorking = feed.isRunning && items.at(-1)?.kind !== 'streaming'
 
   const scroller = useRef<HTMLDivElement>(null)
@@ -89,9 +97,11 @@ export function ChatPanel({
     getScrollElement: () => scroller.current,
     estimateSize: (index) => estimates[index] ?? 80,
     getItemKey: (index) => keys[index] ?? index,
-    overscan: 6,
+    // Rows are cheap to bring in now (use-warm-rows.ts parses them ahead): a few are enough.
+    overscan: 3,
   })
   const totalSize = virtualizer.getTotalSize()
+  const virtualRows = virtualizer.getVirtualItems()
   const last = items.at(-1)
   const liveLength = last?.kind === 'streaming' ? last.text.length + last.reasoning.length : 0
 
@@ -99,8 +109,20 @@ export function ChatPanel({
     () => ({ items, liveLength, totalSize, isWorking }),
     [items, liveLength, totalSize, isWorking],
   )
-  const { isStuck, isAway, setStuck, handlers } = useFollowEnd(scroller, sessionId, content)
-  useOlderPages(scroller, virtualizer, items, feed, loadOlder)
+  const { isStuck, isAway, setStuck, handlers } = useFollowEnd(
+    scroller,
+    sessionId,
+    content,
+    feed.hasNewer,
+  )
+  useFeedWindow(scroller, virtualizer, items, feed, windowOps)
+  const isFlying = useFlyingPast(virtualizer, items, isStuck)
+  useWarmRows(items, isFlying ? [] : virtualRows)
+  // Back to the end (a jump, or a turn started) while the newest pages were let go: read the tail.
+  const wantsLatest = feed.hasNewer && (isStuck || feed.isRunning)
+  useEffect(() => {
+    if (wantsLatest) void loadLatest()
+  }, [wantsLatest, loadLatest])
   const [keyError, setKeyError] = useState<string | undefined>()
   useEffect(() => setKeyError(undefined), [sessionId])
   // Brings a message into view, leaving the end (a key acting on a message scrolled out).
@@ -130,13 +152,8 @@ export function ChatPanel({
           {feed.profile !== undefined && (
             <ModelBadge key={sessionId} profile={feed.profile} onShowPanel={onShowPanel} />
           )}
-          <CodeModeSwitch
-            api={api}
-            sessionId={sessionId}
-            events={feed.events}
-            {...(feed.codeMode === undefined ? {} : { before: feed.codeMode })}
-          />
-          <ContextMeter tokens={promptTokens} window={contextWindow} />
+          <CodeModeSwitch api={api} sessionId={sessionId} isLoggedOn={tailStatus.isCodeModeOn} />
+          <ContextMeter tokens={tailStatus.promptTokens} window={tailStatus.contextWindow} />
           <IconButton
             className="ghost chat-export"
             isLabelShown
@@ -146,7 +163,7 @@ export function ChatPanel({
             onClick={() => setExportSession(sessionId)}
           />
         </div>
-        <CutBanner sessionId={sessionId} events={feed.events} onShowPanel={onShowPanel} />
+        <CutBanner sessionId={sessionId} cut={tailStatus.cut} onShowPanel={onShowPanel} />
         {keyError !== undefined && (
           <p className="chat-key-error" role="alert">
             {keyError}
@@ -163,9 +180,22 @@ export function ChatPanel({
         >
           {items.length === 0 && <EmptyState isLoading={feed.isLoading} />}
           <div className="chat-rows" style={{ height: totalSize }}>
-            {virtualizer.getVirtualItems().map((row) => {
+            {virtualRows.map((row) => {
               const item = items[row.index]
               if (!item) return null
+              if (isFlying) {
+                // Its known height, so the rows keep their places when the full rows return.
+                return (
+                  <div
+                    key={row.key}
+                    data-index={row.index}
+                    className="chat-row chat-row-plain"
+                    style={{ transform: `translateY(${row.start}px)`, height: row.size }}
+                  >
+                    <PlainRow item={item} />
+                  </div>
+                )
+              }
               return (
                 <div
                   key={row.key}

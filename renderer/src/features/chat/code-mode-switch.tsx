@@ -1,19 +1,13 @@
 import * as Tooltip from '@radix-ui/react-tooltip'
-import { useEffect, useId, useMemo, useState } from 'react'
-import type { BridleApi, EventDto } from '../../../../protocol/contract'
-import { lastOfType } from '../../state/event-selectors'
+import { useEffect, useId, useState } from 'react'
+import type { BridleApi } from '../../../../protocol/contract'
 import './code-mode-switch.css'
 
 export interface CodeModeSwitchProps {
   readonly api: BridleApi
   readonly sessionId: string
-  /**
-   * The events the chat holds, the history's tail: their last `session/code-mode`, if any, says
-   * whether code mode is on.
-   */
-  readonly events: readonly EventDto[]
-  /** Code mode as switched before those events (the session's details); off when unknown. */
-  readonly before?: boolean
+  /** Whether the log's last `session/code-mode` turned code mode on. */
+  readonly isLoggedOn: boolean
 }
 
 /** What the switch's tooltip says, in one sentence. */
@@ -26,11 +20,7 @@ export const CODE_MODE_HINT =
  * shown at once and kept until the switch comes back as an event, or undone with the host's
  * sentence when it refuses.
  */
-export function CodeModeSwitch({ api, sessionId, events, before }: CodeModeSwitchProps) {
-  const logged = useMemo(
-    () => lastOfType(events, 'session/code-mode')?.data.on ?? before ?? false,
-    [events, before],
-  )
+export function CodeModeSwitch({ api, sessionId, isLoggedOn: logged }: CodeModeSwitchProps) {
   const [wanted, setWanted] = useState<boolean | undefined>()
   const [error, setError] = useState<string | undefined>()
   const hintId = useId()

@@ -1,13 +1,13 @@
-import { useLayoutEffect, useMemo, useRef, useState } from 'react'
-import type { EventDto } from '../../../../protocol/contract'
+import { useLayoutEffect, useRef, useState } from 'react'
 import type { DrawerPanel } from '../feed'
 import { sentence } from './format'
-import { latestServerCut } from './items'
+import type { latestServerCut } from './items'
 import './model-status.css'
 
 interface CutBannerProps {
   readonly sessionId: string
-  readonly events: readonly EventDto[]
+  /** The latest turn's cut, if its prompt was cut (items.ts `latestServerCut`). */
+  readonly cut: ReturnType<typeof latestServerCut>
   readonly onShowPanel: (panel: DrawerPanel) => void
 }
 
@@ -21,8 +21,7 @@ const STORAGE_PREFIX = 'bridle.dismissed-cut.'
  * row in the conversation stays too. The message is long (it ends with the fix): three lines
  * show, the rest on demand, so a narrow window keeps room for the conversation.
  */
-export function CutBanner({ sessionId, events, onShowPanel }: CutBannerProps) {
-  const cut = useMemo(() => latestServerCut(events), [events])
+export function CutBanner({ sessionId, cut, onShowPanel }: CutBannerProps) {
   const [dismissed, setDismissed] = useState(() => ({
     sessionId,
     seq: readDismissed(sessionId),

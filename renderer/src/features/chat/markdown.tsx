@@ -37,10 +37,40 @@ const REHYPE: PluggableList = [
  * Rendered messages by text. Scrolling a long chat mounts and unmounts rows all the time, and
  * parsing markdown is most of a row's cost; the element tree of a text never changes, so a row
  * scrolled back into view reuses it. Least recently used first out; streaming text passes
- * through it too and simply ages out.
+ * through it too and simply ages out. A few hundred screens' worth: the trees are most of what
+ * a long chat holds in memory beside its events, and the chat's window of events is bounded.
  */
 const rendered = new Map<string, ReactElement>()
-const RENDERED_MAX = 1500
+const RENDERED_MAX = 500
+
+/**
+ * A sample with each construct the parser and highlighter set up on first use (lists, code of a
+ * common language, a table): parsed once when the page is first idle, so the first session
+ * opened does not pay for that set-up while its rows are waiting to show. No math: KaTeX's
+ * output is parsed as HTML, which the page's CSP reports on even when it is never shown.
+ */
+const WARM_UP_SAMPLE = [
+  'A **warm-up** with `code`:',
+  '- one\n- two',
+  '```ts\nexport const x: number = 1\n```',
+  '| a | b |\n| --- | ---: |\n| 1 | 2 |',
+].join('\n\n')
+
+// Not in the unit tests' Node, which import this file too.
+if ('requestIdleCallback' in globalThis) {
+  requestIdleCallback(() => {
+    renderMarkdown(WARM_UP_SAMPLE)
+    rendered.delete(WARM_UP_SAMPLE)
+  })
+}
+
+/**
+ * Parses `text` into the cache ahead of its row (a row about to scroll into view), so the frame
+ * that shows the row only builds its elements. Returns at once when the text is cached.
+ */
+export function warmMarkdown(text: string): void {
+  if (!rendered.has(text)) renderMarkdown(text)
+}
 
 /** `Markdown` is a synchronous component without hooks, so it can be called to build a tree. */
 function renderMarkdown(text: string): ReactElement {

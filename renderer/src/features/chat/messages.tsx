@@ -1,5 +1,5 @@
 import { History } from 'lucide-react'
-import { memo, useState } from 'react'
+import { memo, useEffect, useRef, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
 import type { BridleApi, EventDto } from '../../../../protocol/contract'
 import type { RestoreRequest } from '../../state/restore-request'
@@ -22,6 +22,9 @@ import {
 } from './message-actions'
 
 type Item<K extends ChatItem['kind']> = Extract<ChatItem, { kind: K }>
+
+/** How long (ms) the pointer rests on a message before its buttons are built. */
+const POINTER_REST_MS = 80
 
 /** What a message row needs to select itself, fork, and point at the timeline. */
 export interface MessageActions {
@@ -60,6 +63,12 @@ interface MessageFrameProps {
  * A message that can be selected (a click, or Enter on it): the selection is shared with the
  * timeline, which is offered to show the message's events. "Fork from here" makes a session
  * whose history ends just after this message (`atSeq` is the next seq, so the message is in it).
+ *
+ * Its buttons show only while the pointer or the focus is on it, or it is selected (chat.css):
+ * they are built the first time one of those happens, not for every row scrolled past (each
+ * has a tooltip, and together they were most of the cost of a row coming into view). The pointer
+ * counts once it rests on the message a moment: scrolling with the wheel moves every row past
+ * the pointer, and those must stay cheap.
  */
 function MessageFrame({
   seq,
@@ -73,6 +82,22 @@ function MessageFrame({
 }: MessageFrameProps) {
   const [forkError, setForkError] = useState<string | undefined>()
   const [isForking, setForking] = useState(false)
+  const [hasBeenActive, setBeenActive] = useState(false)
+  const activate = () => {
+    if (!hasBeenActive) setBeenActive(true)
+  }
+  const resting = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  const stopResting = () => {
+    clearTimeout(resting.current)
+    resting.current = undefined
+  }
+  const startResting = () => {
+    if (!hasBeenActive && resting.current === undefined) {
+      resting.current = setTimeout(activate, POINTER_REST_MS)
+    }
+  }
+  useEffect(() => stopResting, [])
+  const isActive = hasBeenActive || isSelected
   const select = () => actions.onSelectSeq(isSelected ? undefined : seq)
   const fork = async () => {
     setForking(true)
@@ -106,32 +131,43 @@ function MessageFrame({
         }
       }}
       onKeyDown={onKeyDown}
+      onPointerEnter={startResting}
+      onPointerLeave={stopResting}
+      onFocus={activate}
     >
       <div className="msg-head">
         <span className="msg-who">{who}</span>
         <span className="msg-actions">
-          {tools}
-          <IconButton
-            className="icon msg-action"
-            label="Restore files to here"
-            hint="Put the project's files back to how they were at this message"
-            icon={<History size={15} aria-hidden />}
-            onClick={() => actions.openRestore(restoreHere(actions, seq))}
-          />
-          {isSelected && (
-            <button type="button" className="icon" onClick={() => actions.onShowPanel('timeline')}>
-              Show in timeline
-            </button>
+          {isActive && (
+            <>
+              {tools}
+              <IconButton
+                className="icon msg-action"
+                label="Restore files to here"
+                hint="Put the project's files back to how they were at this message"
+                icon={<History size={15} aria-hidden />}
+                onClick={() => actions.openRestore(restoreHere(actions, seq))}
+              />
+              {isSelected && (
+                <button
+                  type="button"
+                  className="icon"
+                  onClick={() => actions.onShowPanel('timeline')}
+                >
+                  Show in timeline
+                </button>
+              )}
+              <button
+                type="button"
+                className="icon"
+                disabled={isForking}
+                title="A new session with the history up to and including this message"
+                onClick={() => void fork()}
+              >
+                Fork from here
+              </button>
+            </>
           )}
-          <button
-            type="button"
-            className="icon"
-            disabled={isForking}
-            title="A new session with the history up to and including this message"
-            onClick={() => void fork()}
-          >
-            Fork from here
-          </button>
         </span>
       </div>
       {children}

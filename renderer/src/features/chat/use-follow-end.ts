@@ -3,6 +3,8 @@
  * is kept at the end after every change; scrolling up (wheel, keys, a press on the scroll bar)
  * lets go until they come back down or ask to jump. "Away" is whether the end is out of view:
  * a let-go view that still shows the end (a wheel turned up over a short chat) needs no jump.
+ * While the chat's window ends before the log does (`hasNewer`: it scrolled far up and let go of
+ * the newest pages) its last row is not the end: reaching it reads on, and only a jump sticks.
  */
 import { useEffect, useLayoutEffect, useState } from 'react'
 import type { KeyboardEvent, PointerEvent, RefObject, WheelEvent } from 'react'
@@ -31,6 +33,7 @@ export function useFollowEnd(
   scroller: RefObject<HTMLElement | null>,
   resetKey: string,
   content: unknown,
+  hasNewer: boolean,
 ): FollowEnd {
   const [isStuck, setStuck] = useState(true)
   const [isAway, setAway] = useState(false)
@@ -41,9 +44,9 @@ export function useFollowEnd(
 
   useLayoutEffect(() => {
     const element = scroller.current
-    if (isStuck && element) element.scrollTop = element.scrollHeight
-    setAway(distance() > BOTTOM_SLACK)
-  }, [isStuck, content])
+    if (isStuck && element && !hasNewer) element.scrollTop = element.scrollHeight
+    setAway(hasNewer || distance() > BOTTOM_SLACK)
+  }, [isStuck, content, hasNewer])
 
   useEffect(() => {
     setStuck(true)
@@ -56,8 +59,8 @@ export function useFollowEnd(
   const handlers = {
     onScroll: () => {
       const away = distance()
-      if (away <= BOTTOM_SLACK) setStuck(true)
-      setAway(away > BOTTOM_SLACK)
+      if (away <= BOTTOM_SLACK && !hasNewer) setStuck(true)
+      setAway(hasNewer || away > BOTTOM_SLACK)
     },
     onWheel: (event: WheelEvent<HTMLElement>) => {
       if (event.deltaY < 0) setStuck(false)
