@@ -86,6 +86,10 @@ export async function scrollFrameTimes(
 ): Promise<number[]> {
   const probe = `(async ({ selector, mode }) => {
     const el = document.querySelector(selector)
+    // A drag and jumps hold the scroll bar, as a user's hand would (the chat draws plain rows
+    // only while the user moves the view).
+    const isHeld = mode.kind !== 'wheel'
+    if (isHeld) el.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }))
     const times = []
     let last = performance.now()
     for (let i = 0; i <= mode.frames; i++) {
@@ -100,6 +104,7 @@ export async function scrollFrameTimes(
       if (i > 0) times.push(now - last)
       last = now
     }
+    if (isHeld) window.dispatchEvent(new PointerEvent('pointerup'))
     return times
   })(${JSON.stringify({ selector, mode })})`
   return page.evaluate<number[]>(probe)

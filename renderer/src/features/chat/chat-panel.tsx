@@ -19,7 +19,7 @@ import { ModelBadge } from './model-badge'
 import { PlainRow } from './plain-row'
 import { useChatItems } from './use-chat-items'
 import { useChatKeys } from './use-chat-keys'
-import { useFlyingPast } from './use-flying-past'
+import { useFlyingPast, useUserMoving } from './use-flying-past'
 import { useFollowEnd } from './use-follow-end'
 import { useTailStatus } from './use-tail-status'
 import { useWarmRows } from './use-warm-rows'
@@ -116,7 +116,8 @@ export function ChatPanel({
     feed.hasNewer,
   )
   useFeedWindow(scroller, virtualizer, items, feed, windowOps)
-  const isFlying = useFlyingPast(virtualizer, items, isStuck)
+  const isUserMoving = useUserMoving(scroller)
+  const isFlying = useFlyingPast(virtualizer, items, isStuck, isUserMoving)
   useWarmRows(items, isFlying ? [] : virtualRows)
   // Back to the end (a jump, or a turn started) while the newest pages were let go: read the tail.
   const wantsLatest = feed.hasNewer && (isStuck || feed.isRunning)
