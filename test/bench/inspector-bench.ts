@@ -2,7 +2,11 @@
  * The timeline inspector on a 200k-event session (issue 8's target: first rows under 500 ms,
  * scrolling p95 under 16 ms). Not part of `npm run bench` yet; run it on its own after a build:
  *
- *   npm run build && npx tsx test/bench/inspector-bench.ts [events]
+ *   npm run build && npx tsx test/bench/inspector-bench.ts [events] [--inspector-only] [--trace FILE]
+ *
+ * `--inspector-only` leaves out the chat's scroll to its first message (minutes on a 200k
+ * session); `--trace FILE` records a Chromium performance trace of the timeline's scrolling, to
+ * open in the browser's Performance panel.
  *
  * It writes a session of `events` (default 200,000) into a temp data folder, starts
  * `bridle serve` on it, opens the session in Debian's Chromium, and measures (1) from the click on
@@ -87,7 +91,17 @@ function writeSession(home: string, project: string, events: number): number {
   return turns
 }
 
-export async function benchInspector(events = 200_000): Promise<Figure[]> {
+export interface InspectorBenchOptions {
+  /** Leave out the chat's scroll up to its first message and back. */
+  readonly isInspectorOnly?: boolean
+  /** Where to write a Chromium trace of the timeline's scrolling. */
+  readonly tracePath?: string
+}
+
+export async function benchInspector(
+  events = 200_000,
+  options: InspectorBenchOptions = {},
+): Promise<Figure[]> {
   const figures: Figure[] = []
   let turns = 0
   const write = (home: string, project: string) => {
@@ -128,13 +142,18 @@ export async function benchInspector(events = 200_000): Promise<Figure[]> {
       ['wheel, 10 rows a frame', { kind: 'wheel', frames: 600, pixels: 240 }],
       ['random jumps', { kind: 'jump', frames: 300 }],
     ]
+    const browser = page.context().browser()
+    if (options.tracePath !== undefined)
+      await browser?.startTracing(page, { path: options.tracePath, screenshots: false })
     for (const [label, mode] of modes) {
       const times = await scrollFrameTimes(page, '[data-testid="timeline-scroll"]', mode)
       figures.push(...frameFigures(`inspector: scroll (${label})`, times))
     }
+    if (options.tracePath !== undefined) await browser?.stopTracing()
     figures.push(
       figure('inspector: JS heap after scrolling the timeline', await heapAfterGc(page), 'MB'),
     )
+    if (options.isInspectorOnly === true) return figures
     // Reading 200k events back page by page is slow; a bench that does not get there says so
     // and goes on (its other figures stand).
     const toStart = await scrollChatToStart(page, 'turn 1: look at src/file1.ts', 180_000).catch(
@@ -155,6 +174,21 @@ export async function benchInspector(events = 200_000): Promise<Figure[]> {
   })
 }
 
+/** `[events] [--inspector-only] [--trace FILE]` from the command line. */
+function parseArgs(args: readonly string[]): { events: number; options: InspectorBenchOptions } {
+  const traceAt = args.indexOf('--trace')
+  const tracePath = traceAt === -1 ? undefined : args[traceAt + 1]
+  const count = args.find((arg, i) => /^\d+$/.test(arg) && (traceAt === -1 || i !== traceAt + 1))
+  return {
+    events: Number(count ?? 200_000),
+    options: {
+      isInspectorOnly: args.includes('--inspector-only'),
+      ...(tracePath === undefined ? {} : { tracePath }),
+    },
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
-  printFigures(await benchInspector(Number(process.argv[2] ?? 200_000)))
+  const { events, options } = parseArgs(process.argv.slice(2))
+  printFigures(await benchInspector(events, options))
 }

@@ -66,7 +66,6 @@ const COLUMNS: readonly Column[] = [
 interface EventRowProps {
   readonly event: EventDto | undefined
   readonly index: number
-  readonly top: number
   readonly isSelected: boolean
   /** The one row in the Tab order (a roving tabindex); the arrows move it. */
   readonly isTabStop: boolean
@@ -74,17 +73,18 @@ interface EventRowProps {
   readonly onFocusRow: (index: number) => void
 }
 
-/** One row; memoised, so a page landing re-renders only rows whose event changed. */
+/**
+ * One row; memoised, so a page landing re-renders only rows whose event changed. A row not read
+ * yet has the same cells, empty, so it turns into a loaded row by changing text, not elements.
+ */
 const EventRow = memo(function EventRow({
   event,
   index,
-  top,
   isSelected,
   isTabStop,
   onSelect,
   onFocusRow,
 }: EventRowProps) {
-  const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT }
   const focus = {
     tabIndex: isTabStop ? 0 : -1,
     'data-index': index,
@@ -92,16 +92,12 @@ const EventRow = memo(function EventRow({
   }
   if (event === undefined) {
     return (
-      <div
-        className="tl-row tl-row-pending"
-        role="row"
-        aria-rowindex={index + 2}
-        style={style}
-        {...focus}
-      >
-        <span role="gridcell" className="tl-cell-seq">
-          …
-        </span>
+      <div className="tl-row tl-row-pending" role="row" aria-rowindex={index + 2} {...focus}>
+        {COLUMNS.map((column) => (
+          <span key={column.name} role="gridcell" className={column.className}>
+            {column.name === 'seq' ? '…' : ''}
+          </span>
+        ))}
       </div>
     )
   }
@@ -118,7 +114,6 @@ const EventRow = memo(function EventRow({
       aria-selected={isSelected}
       data-seq={event.seq}
       data-type={event.type}
-      style={style}
       {...focus}
       onClick={() => onSelect(event.seq)}
     >
@@ -137,20 +132,62 @@ const EventRow = memo(function EventRow({
 
 export interface EventTableProps {
   readonly rows: RowModel
+  /** `rows.version` when the parent rendered: the table re-renders when it changes. */
+  readonly version: number
   readonly selectedSeq: number | undefined
+  /** Must keep its identity across renders, or every row re-renders with the table. */
   readonly onSelect: (seq: number) => void
   /** A row index to bring into view (set when the selection came from outside the table). */
   readonly scrollTo: { readonly index: number } | undefined
 }
 
+/** Rows read beyond each end of the view, so a slow scroll finds them loaded. */
+const READ_AHEAD = 50
+/**
+ * How long the view must stay within a page of where it was before the rows of a jump are read.
+ * A drag of the scroll bar or a fast flick passes a page or more a frame: reading the windows it
+ * passes would fill the frames with work for rows nobody sees, so they show "…" until it rests.
+ */
+const SETTLE_MS = 80
+
+/**
+ * Asks `rows` for what the view needs: at once when the view moved less than a page since the
+ * last move, or after a single jump (a scroll bar click, End, following the tail); a jump that
+ * follows another within SETTLE_MS waits until the view rests that long.
+ */
+function useReadWhenSettled(rows: RowModel, first: number, last: number, version: number): void {
+  const lastMove = useRef<{ first: number; at: number } | undefined>(undefined)
+  useEffect(() => {
+    const read = () => rows.ensure(Math.max(0, first - READ_AHEAD), last + READ_AHEAD)
+    const now = performance.now()
+    const previous = lastMove.current
+    const isJump = previous !== undefined && Math.abs(first - previous.first) > last - first + 1
+    const isFast = isJump && now - previous.at < SETTLE_MS
+    if (previous?.first !== first) lastMove.current = { first, at: now }
+    if (!isFast) {
+      read()
+      return
+    }
+    const timer = setTimeout(read, SETTLE_MS)
+    return () => clearTimeout(timer)
+  }, [rows, first, last, version])
+}
+
 /**
  * The virtualised table: only the rows in view (plus overscan) exist in the DOM, and only their
- * windows are asked for, so 200k rows scroll like 200. It is a grid for the keyboard: one row
+ * windows are asked for, so 200k rows scroll like 200. The rows sit in one block moved to the
+ * first row's place, keyed by their position in it: a scroll changes one transform and the text
+ * of the rows, never adds, removes or moves elements. It is a grid for the keyboard: one row
  * is in the Tab order (the last focused while it exists, else the first in view, so the scroll
  * region always holds a focusable row), Up/Down/Home/End/Page Up/Page Down move the focus
  * (scrolling the row into view first) and Enter selects the focused row.
  */
-export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTableProps) {
+export const EventTable = memo(function EventTable({
+  rows,
+  selectedSeq,
+  onSelect,
+  scrollTo,
+}: EventTableProps) {
   const scroller = useRef<HTMLDivElement>(null)
   const virtualizer = useVirtualizer({
     count: rows.count,
@@ -161,10 +198,7 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
   const items = virtualizer.getVirtualItems()
   const first = items[0]?.index ?? 0
   const last = items.at(-1)?.index ?? 0
-
-  useEffect(() => {
-    rows.ensure(Math.max(0, first - 50), last + 50)
-  }, [rows, first, last, rows.count])
+  useReadWhenSettled(rows, first, last, rows.version)
 
   useEffect(() => {
     if (scrollTo !== undefined) virtualizer.scrollToIndex(scrollTo.index, { align: 'center' })
@@ -240,29 +274,28 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
           ))}
         </div>
         <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll" onScroll={onScroll}>
-          <div
-            className="tl-rows"
-            role="rowgroup"
-            style={{ height: virtualizer.getTotalSize() }}
-            onKeyDown={onKeyDown}
-          >
-            {items.map((item) => {
-              const event = rows.rowAt(item.index)
-              // Keyed by slot, not by index: a row scrolled out is reused for the one scrolled in,
-              // so a fast scroll updates a few text nodes instead of rebuilding every row.
-              return (
-                <EventRow
-                  key={item.index % items.length}
-                  event={event}
-                  index={item.index}
-                  top={item.start}
-                  isSelected={event !== undefined && event.seq === selectedSeq}
-                  isTabStop={item.index === tabStop}
-                  onSelect={onSelect}
-                  onFocusRow={setFocusIndex}
-                />
-              )
-            })}
+          <div className="tl-rows" style={{ height: virtualizer.getTotalSize() }}>
+            <div
+              className="tl-rows-block"
+              role="rowgroup"
+              style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}
+              onKeyDown={onKeyDown}
+            >
+              {items.map((item, position) => {
+                const event = rows.rowAt(item.index)
+                return (
+                  <EventRow
+                    key={position}
+                    event={event}
+                    index={item.index}
+                    isSelected={event !== undefined && event.seq === selectedSeq}
+                    isTabStop={item.index === tabStop}
+                    onSelect={onSelect}
+                    onFocusRow={setFocusIndex}
+                  />
+                )
+              })}
+            </div>
           </div>
         </div>
       </div>
@@ -277,4 +310,4 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
       )}
     </>
   )
-}
+})
