@@ -66,6 +66,7 @@ const COLUMNS: readonly Column[] = [
 interface EventRowProps {
   readonly event: EventDto | undefined
   readonly index: number
+  readonly top: number
   readonly isSelected: boolean
   /** The one row in the Tab order (a roving tabindex); the arrows move it. */
   readonly isTabStop: boolean
@@ -80,11 +81,13 @@ interface EventRowProps {
 const EventRow = memo(function EventRow({
   event,
   index,
+  top,
   isSelected,
   isTabStop,
   onSelect,
   onFocusRow,
 }: EventRowProps) {
+  const style = { transform: `translateY(${top}px)` }
   const focus = {
     tabIndex: isTabStop ? 0 : -1,
     'data-index': index,
@@ -92,7 +95,13 @@ const EventRow = memo(function EventRow({
   }
   if (event === undefined) {
     return (
-      <div className="tl-row tl-row-pending" role="row" aria-rowindex={index + 2} {...focus}>
+      <div
+        className="tl-row tl-row-pending"
+        role="row"
+        aria-rowindex={index + 2}
+        style={style}
+        {...focus}
+      >
         {COLUMNS.map((column) => (
           <span key={column.name} role="gridcell" className={column.className}>
             {column.name === 'seq' ? '…' : ''}
@@ -114,6 +123,7 @@ const EventRow = memo(function EventRow({
       aria-selected={isSelected}
       data-seq={event.seq}
       data-type={event.type}
+      style={style}
       {...focus}
       onClick={() => onSelect(event.seq)}
     >
@@ -141,6 +151,8 @@ export interface EventTableProps {
   readonly scrollTo: { readonly index: number } | undefined
 }
 
+/** Rows kept in the page beyond each end of the view. */
+const OVERSCAN = 6
 /** Rows read beyond each end of the view, so a slow scroll finds them loaded. */
 const READ_AHEAD = 50
 /**
@@ -174,10 +186,24 @@ function useReadWhenSettled(rows: RowModel, first: number, last: number, version
 }
 
 /**
+ * The rows in the page: always `slots` of them (the view's height in rows, plus overscan; fewer
+ * only when the table has fewer), from `first` on, listed by slot (`index % slots`). A row
+ * scrolled out hands its slot, and so its element, to the row scrolled in, and the list's order
+ * never changes: a scroll updates the text and place of the rows that came into view and
+ * nothing else, never adding, removing or moving an element. The rows are placed by transform,
+ * so the page's order is the slots', not the rows' (each row carries `aria-rowindex`).
+ */
+export function rowsBySlot(first: number, count: number, slots: number): number[] {
+  const shown = Math.min(slots, count)
+  const start = Math.max(0, Math.min(first, count - shown))
+  return Array.from({ length: shown }, (_, slot) => start + mod(slot - start, shown))
+}
+
+const mod = (a: number, n: number) => ((a % n) + n) % n
+
+/**
  * The virtualised table: only the rows in view (plus overscan) exist in the DOM, and only their
- * windows are asked for, so 200k rows scroll like 200. The rows sit in one block moved to the
- * first row's place, keyed by their position in it: a scroll changes one transform and the text
- * of the rows, never adds, removes or moves elements. It is a grid for the keyboard: one row
+ * windows are asked for, so 200k rows scroll like 200 (see `rowsBySlot`). It is a grid for the keyboard: one row
  * is in the Tab order (the last focused while it exists, else the first in view, so the scroll
  * region always holds a focusable row), Up/Down/Home/End/Page Up/Page Down move the focus
  * (scrolling the row into view first) and Enter selects the focused row.
@@ -193,12 +219,14 @@ export const EventTable = memo(function EventTable({
     count: rows.count,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 6,
+    overscan: OVERSCAN,
   })
   const items = virtualizer.getVirtualItems()
   const first = items[0]?.index ?? 0
   const last = items.at(-1)?.index ?? 0
   useReadWhenSettled(rows, first, last, rows.version)
+  const viewRows = Math.ceil((virtualizer.scrollRect?.height ?? 0) / ROW_HEIGHT) + 1
+  const slots = Math.max(items.length, viewRows + 2 * OVERSCAN)
 
   useEffect(() => {
     if (scrollTo !== undefined) virtualizer.scrollToIndex(scrollTo.index, { align: 'center' })
@@ -234,7 +262,7 @@ export const EventTable = memo(function EventTable({
   })
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const current = Number((event.target as HTMLElement).dataset['index'] ?? tabStop)
-    const page = Math.max(1, items.length - 2 * 6)
+    const page = Math.max(1, items.length - 2 * OVERSCAN)
     let next: number
     if (event.key === 'ArrowDown') next = current + 1
     else if (event.key === 'ArrowUp') next = current - 1
@@ -274,28 +302,27 @@ export const EventTable = memo(function EventTable({
           ))}
         </div>
         <div className="tl-scroll" ref={scroller} data-testid="timeline-scroll" onScroll={onScroll}>
-          <div className="tl-rows" style={{ height: virtualizer.getTotalSize() }}>
-            <div
-              className="tl-rows-block"
-              role="rowgroup"
-              style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}
-              onKeyDown={onKeyDown}
-            >
-              {items.map((item, position) => {
-                const event = rows.rowAt(item.index)
-                return (
-                  <EventRow
-                    key={position}
-                    event={event}
-                    index={item.index}
-                    isSelected={event !== undefined && event.seq === selectedSeq}
-                    isTabStop={item.index === tabStop}
-                    onSelect={onSelect}
-                    onFocusRow={setFocusIndex}
-                  />
-                )
-              })}
-            </div>
+          <div
+            className="tl-rows"
+            role="rowgroup"
+            style={{ height: virtualizer.getTotalSize() }}
+            onKeyDown={onKeyDown}
+          >
+            {rowsBySlot(first, rows.count, slots).map((index) => {
+              const event = rows.rowAt(index)
+              return (
+                <EventRow
+                  key={index % slots}
+                  event={event}
+                  index={index}
+                  top={index * ROW_HEIGHT}
+                  isSelected={event !== undefined && event.seq === selectedSeq}
+                  isTabStop={index === tabStop}
+                  onSelect={onSelect}
+                  onFocusRow={setFocusIndex}
+                />
+              )
+            })}
           </div>
         </div>
       </div>
