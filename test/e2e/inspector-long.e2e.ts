@@ -16,11 +16,21 @@ import { openInspector } from './shell-nav'
 const TURNS = 1500
 const TITLE = 'Long inspected history'
 
-/** Each turn: a question, a step with two parallel reads, a step with the answer. */
-function appendTurn(session: Session, n: number, headerSeq: number): void {
-  const request = { provider: 'e2e', model: 'scripted', params: {}, headerSeq }
+/**
+ * Each turn: a question, a step with two parallel reads, a step with the answer. The first
+ * turn's first step also logs the request header every request names.
+ */
+function appendTurn(session: Session, n: number, header: { seq: number } | undefined): number {
   session.append('turn/start', {})
   session.append('step/start', {})
+  const headerSeq =
+    header?.seq ??
+    session.append('request/header', {
+      sections: [{ name: 'identity', text: 'You are Bridle.' }],
+      tools: [],
+      reason: 'initial',
+    }).seq
+  const request = { provider: 'e2e', model: 'scripted', params: {}, headerSeq }
   session.append('user/message', { content: `Question ${n}` })
   session.append('request/start', request)
   session.append('assistant/chunk', { deltas: [{ kind: 'text', text: 'Reading.' }] })
@@ -49,6 +59,7 @@ function appendTurn(session: Session, n: number, headerSeq: number): void {
   })
   session.append('step/end', { reason: 'completed' })
   session.append('turn/end', { reason: 'completed' })
+  return headerSeq
 }
 
 function writeLongSession(home: string, project: string): void {
@@ -56,13 +67,9 @@ function writeLongSession(home: string, project: string): void {
   try {
     const session = Session.create(store, { projectDir: project })
     session.append('session/title', { title: TITLE })
-    const headerSeq = session.append('request/header', {
-      sections: [{ name: 'identity', text: 'You are Bridle.' }],
-      tools: [],
-      reason: 'initial',
-    }).seq
+    let header: { seq: number } | undefined
     for (let n = 1; n <= TURNS; n++) {
-      appendTurn(session, n, headerSeq)
+      header = { seq: appendTurn(session, n, header) }
       if (n % 100 === 0) session.flushSync()
     }
     session.flushSync()

@@ -1,8 +1,8 @@
-import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useEffect, useRef, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { summarizeEvent } from './event-summary'
+import { useRowWindow } from './use-row-window'
 
 /** What the table reads rows from: paged rows, or the loaded rows through the text filter. */
 export interface RowModel {
@@ -215,31 +215,23 @@ export const EventTable = memo(function EventTable({
   scrollTo,
 }: EventTableProps) {
   const scroller = useRef<HTMLDivElement>(null)
-  const virtualizer = useVirtualizer({
-    count: rows.count,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: OVERSCAN,
-  })
-  const items = virtualizer.getVirtualItems()
-  const first = items[0]?.index ?? 0
-  const last = items.at(-1)?.index ?? 0
+  const view = useRowWindow(scroller, rows.count, ROW_HEIGHT, OVERSCAN)
+  const { first, last, slots, scrollToIndex } = view
   useReadWhenSettled(rows, first, last, rows.version)
-  const viewRows = Math.ceil((virtualizer.scrollRect?.height ?? 0) / ROW_HEIGHT) + 1
-  const slots = Math.max(items.length, viewRows + 2 * OVERSCAN)
 
   useEffect(() => {
-    if (scrollTo !== undefined) virtualizer.scrollToIndex(scrollTo.index, { align: 'center' })
-  }, [scrollTo, virtualizer])
+    if (scrollTo !== undefined) scrollToIndex(scrollTo.index, 'center')
+  }, [scrollTo, scrollToIndex])
 
   // Following the end, as a log tail: at the bottom, new rows scroll into view; scrolled up,
   // the view stays and counts what arrived below it.
   const [follow, setFollow] = useState({ isFollowing: true, seenCount: rows.count })
   const latest = rows.count - 1
   useEffect(() => {
-    if (follow.isFollowing && latest >= 0) virtualizer.scrollToIndex(latest, { align: 'end' })
-  }, [follow.isFollowing, latest, virtualizer])
+    if (follow.isFollowing && latest >= 0) scrollToIndex(latest, 'end')
+  }, [follow.isFollowing, latest, scrollToIndex])
   const onScroll = () => {
+    view.onScroll()
     const element = scroller.current
     if (element === null) return
     const isAtEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT
@@ -262,7 +254,7 @@ export const EventTable = memo(function EventTable({
   })
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const current = Number((event.target as HTMLElement).dataset['index'] ?? tabStop)
-    const page = Math.max(1, items.length - 2 * OVERSCAN)
+    const page = Math.max(1, last - first + 1 - 2 * OVERSCAN)
     let next: number
     if (event.key === 'ArrowDown') next = current + 1
     else if (event.key === 'ArrowUp') next = current - 1
@@ -281,7 +273,7 @@ export const EventTable = memo(function EventTable({
     if (target < 0) return
     setFocusIndex(target)
     pendingFocus.current = target
-    virtualizer.scrollToIndex(target, { align: 'auto' })
+    scrollToIndex(target, 'auto')
     scroller.current?.querySelector<HTMLElement>(`[data-index="${target}"]`)?.focus()
   }
 
@@ -305,7 +297,7 @@ export const EventTable = memo(function EventTable({
           <div
             className="tl-rows"
             role="rowgroup"
-            style={{ height: virtualizer.getTotalSize() }}
+            style={{ height: rows.count * ROW_HEIGHT }}
             onKeyDown={onKeyDown}
           >
             {rowsBySlot(first, rows.count, slots).map((index) => {
