@@ -203,10 +203,10 @@ const mod = (a: number, n: number) => ((a % n) + n) % n
 
 /**
  * The virtualised table: only the rows in view (plus overscan) exist in the DOM, and only their
- * windows are asked for, so 200k rows scroll like 200 (see `rowsBySlot`). It is a grid for the keyboard: one row
- * is in the Tab order (the last focused while it exists, else the first in view, so the scroll
- * region always holds a focusable row), Up/Down/Home/End/Page Up/Page Down move the focus
- * (scrolling the row into view first) and Enter selects the focused row.
+ * windows are asked for, so 200k rows scroll like 200 (see `rowsBySlot`). It is a grid for the
+ * keyboard: one row is in the Tab order (the last focused while it exists, else the first in
+ * view, so the scroll region always holds a focusable row), Up/Down/Home/End/Page Up/Page Down
+ * move the focus (scrolling the row into view first) and Enter selects the focused row.
  */
 export const EventTable = memo(function EventTable({
   rows,
