@@ -2,11 +2,12 @@
  * The timeline inspector on a 200k-event session (issue 8's target: first rows under 500 ms,
  * scrolling p95 under 16 ms). Not part of `npm run bench` yet; run it on its own after a build:
  *
- *   npm run build && npx tsx test/bench/inspector-bench.ts [events] [--inspector-only] [--trace FILE]
+ *   npm run build && npx tsx test/bench/inspector-bench.ts [events] [--inspector-only]
+ *     [--only drag|wheel|random] [--trace FILE]
  *
  * `--inspector-only` leaves out the chat's scroll to its first message (minutes on a 200k
- * session); `--trace FILE` records a Chromium performance trace of the timeline's scrolling, to
- * open in the browser's Performance panel.
+ * session); `--only` scrolls the timeline one way only; `--trace FILE` records a Chromium
+ * performance trace of the timeline's scrolling, to open in the browser's Performance panel.
  *
  * It writes a session of `events` (default 200,000) into a temp data folder, starts
  * `bridle serve` on it, opens the session in Debian's Chromium, and measures (1) from the click on
@@ -96,6 +97,8 @@ export interface InspectorBenchOptions {
   readonly isInspectorOnly?: boolean
   /** Where to write a Chromium trace of the timeline's scrolling. */
   readonly tracePath?: string
+  /** Scroll only the way whose label starts with this word (drag, wheel, random). */
+  readonly only?: string
 }
 
 export async function benchInspector(
@@ -144,8 +147,22 @@ export async function benchInspector(
     ]
     const browser = page.context().browser()
     if (options.tracePath !== undefined)
-      await browser?.startTracing(page, { path: options.tracePath, screenshots: false })
-    for (const [label, mode] of modes) {
+      await browser?.startTracing(page, {
+        path: options.tracePath,
+        screenshots: false,
+        // Tasks and JS samples only: the default categories also record a stack for every DOM
+        // change, which makes each change many times slower than it is.
+        categories: [
+          'toplevel',
+          'devtools.timeline',
+          'v8.execute',
+          'disabled-by-default-v8.cpu_profiler',
+        ],
+      })
+    const chosen = modes.filter(
+      ([label]) => options.only === undefined || label.startsWith(options.only),
+    )
+    for (const [label, mode] of chosen) {
       const times = await scrollFrameTimes(page, '[data-testid="timeline-scroll"]', mode)
       figures.push(...frameFigures(`inspector: scroll (${label})`, times))
     }
@@ -174,16 +191,21 @@ export async function benchInspector(
   })
 }
 
-/** `[events] [--inspector-only] [--trace FILE]` from the command line. */
+/** `[events] [--inspector-only] [--only WAY] [--trace FILE]` from the command line. */
 function parseArgs(args: readonly string[]): { events: number; options: InspectorBenchOptions } {
-  const traceAt = args.indexOf('--trace')
-  const tracePath = traceAt === -1 ? undefined : args[traceAt + 1]
-  const count = args.find((arg, i) => /^\d+$/.test(arg) && (traceAt === -1 || i !== traceAt + 1))
+  const valueOf = (flag: string) => {
+    const at = args.indexOf(flag)
+    return at === -1 ? undefined : args[at + 1]
+  }
+  const tracePath = valueOf('--trace')
+  const only = valueOf('--only')
+  const count = args.find((arg) => /^\d+$/.test(arg))
   return {
     events: Number(count ?? 200_000),
     options: {
       isInspectorOnly: args.includes('--inspector-only'),
       ...(tracePath === undefined ? {} : { tracePath }),
+      ...(only === undefined ? {} : { only }),
     },
   }
 }

@@ -230,11 +230,13 @@ export const EventTable = memo(function EventTable({
   useEffect(() => {
     if (follow.isFollowing && latest >= 0) scrollToIndex(latest, 'end')
   }, [follow.isFollowing, latest, scrollToIndex])
+  // Reads the scroller before the window renders the new rows: reading it after would make the
+  // browser lay out the changed rows at once, inside the scroll event.
   const onScroll = () => {
-    view.onScroll()
     const element = scroller.current
     if (element === null) return
     const isAtEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT
+    view.onScroll()
     if (isAtEnd !== follow.isFollowing) setFollow({ isFollowing: isAtEnd, seenCount: rows.count })
   }
   const newCount = follow.isFollowing ? 0 : Math.max(0, rows.count - follow.seenCount)
