@@ -167,7 +167,7 @@ const SETTLE_MS = 80
  * last move, or after a single jump (a scroll bar click, End, following the tail); a jump that
  * follows another within SETTLE_MS waits until the view rests that long.
  */
-function useReadWhenSettled(rows: RowModel, first: number, last: number, version: number): void {
+function useReadWhenSettled(rows: RowModel, first: number, last: number): void {
   const lastMove = useRef<{ first: number; at: number } | undefined>(undefined)
   useEffect(() => {
     const read = () => rows.ensure(Math.max(0, first - READ_AHEAD), last + READ_AHEAD)
@@ -182,7 +182,7 @@ function useReadWhenSettled(rows: RowModel, first: number, last: number, version
     }
     const timer = setTimeout(read, SETTLE_MS)
     return () => clearTimeout(timer)
-  }, [rows, first, last, version])
+  }, [rows, first, last, rows.count])
 }
 
 /**
@@ -217,7 +217,7 @@ export const EventTable = memo(function EventTable({
   const scroller = useRef<HTMLDivElement>(null)
   const view = useRowWindow(scroller, rows.count, ROW_HEIGHT, OVERSCAN)
   const { first, last, slots, scrollToIndex } = view
-  useReadWhenSettled(rows, first, last, rows.version)
+  useReadWhenSettled(rows, first, last)
 
   useEffect(() => {
     if (scrollTo !== undefined) scrollToIndex(scrollTo.index, 'center')
