@@ -2,7 +2,12 @@
  * The timeline inspector on a 200k-event session (issue 8's target: first rows under 500 ms,
  * scrolling p95 under 16 ms). Not part of `npm run bench` yet; run it on its own after a build:
  *
- *   npm run build && npx tsx test/bench/inspector-bench.ts [events]
+ *   npm run build && npx tsx test/bench/inspector-bench.ts [events] [--inspector-only]
+ *     [--only drag|wheel|random] [--trace FILE]
+ *
+ * `--inspector-only` leaves out the chat's scroll to its first message (minutes on a 200k
+ * session); `--only` scrolls the timeline one way only; `--trace FILE` records a Chromium
+ * performance trace of the timeline's scrolling, to open in the browser's Performance panel.
  *
  * It writes a session of `events` (default 200,000) into a temp data folder, starts
  * `bridle serve` on it, opens the session in Debian's Chromium, and measures (1) from the click on
@@ -87,7 +92,19 @@ function writeSession(home: string, project: string, events: number): number {
   return turns
 }
 
-export async function benchInspector(events = 200_000): Promise<Figure[]> {
+export interface InspectorBenchOptions {
+  /** Leave out the chat's scroll up to its first message and back. */
+  readonly isInspectorOnly?: boolean
+  /** Where to write a Chromium trace of the timeline's scrolling. */
+  readonly tracePath?: string
+  /** Scroll only the way whose label starts with this word (drag, wheel, random). */
+  readonly only?: string
+}
+
+export async function benchInspector(
+  events = 200_000,
+  options: InspectorBenchOptions = {},
+): Promise<Figure[]> {
   const figures: Figure[] = []
   let turns = 0
   const write = (home: string, project: string) => {
@@ -128,13 +145,32 @@ export async function benchInspector(events = 200_000): Promise<Figure[]> {
       ['wheel, 10 rows a frame', { kind: 'wheel', frames: 600, pixels: 240 }],
       ['random jumps', { kind: 'jump', frames: 300 }],
     ]
-    for (const [label, mode] of modes) {
+    const browser = page.context().browser()
+    if (options.tracePath !== undefined)
+      await browser?.startTracing(page, {
+        path: options.tracePath,
+        screenshots: false,
+        // Tasks and JS samples only: the default categories also record a stack for every DOM
+        // change, which makes each change many times slower than it is.
+        categories: [
+          'toplevel',
+          'devtools.timeline',
+          'v8.execute',
+          'disabled-by-default-v8.cpu_profiler',
+        ],
+      })
+    const chosen = modes.filter(
+      ([label]) => options.only === undefined || label.startsWith(options.only),
+    )
+    for (const [label, mode] of chosen) {
       const times = await scrollFrameTimes(page, '[data-testid="timeline-scroll"]', mode)
       figures.push(...frameFigures(`inspector: scroll (${label})`, times))
     }
+    if (options.tracePath !== undefined) await browser?.stopTracing()
     figures.push(
       figure('inspector: JS heap after scrolling the timeline', await heapAfterGc(page), 'MB'),
     )
+    if (options.isInspectorOnly === true) return figures
     // Reading 200k events back page by page is slow; a bench that does not get there says so
     // and goes on (its other figures stand).
     const toStart = await scrollChatToStart(page, 'turn 1: look at src/file1.ts', 180_000).catch(
@@ -155,6 +191,26 @@ export async function benchInspector(events = 200_000): Promise<Figure[]> {
   })
 }
 
+/** `[events] [--inspector-only] [--only WAY] [--trace FILE]` from the command line. */
+function parseArgs(args: readonly string[]): { events: number; options: InspectorBenchOptions } {
+  const valueOf = (flag: string) => {
+    const at = args.indexOf(flag)
+    return at === -1 ? undefined : args[at + 1]
+  }
+  const tracePath = valueOf('--trace')
+  const only = valueOf('--only')
+  const count = args.find((arg) => /^\d+$/.test(arg))
+  return {
+    events: Number(count ?? 200_000),
+    options: {
+      isInspectorOnly: args.includes('--inspector-only'),
+      ...(tracePath === undefined ? {} : { tracePath }),
+      ...(only === undefined ? {} : { only }),
+    },
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
-  printFigures(await benchInspector(Number(process.argv[2] ?? 200_000)))
+  const { events, options } = parseArgs(process.argv.slice(2))
+  printFigures(await benchInspector(events, options))
 }

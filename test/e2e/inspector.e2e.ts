@@ -53,17 +53,20 @@ interface Listed {
 
 /**
  * Sends a prompt and waits until its turn has ended, asked of the bridge: the inspector must not
- * depend on what the chat shows.
+ * depend on what the chat shows. A turn takes seconds on a busy 2-core machine.
  */
 async function runTurn(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).fill(text)
   await page.getByRole('button', { name: 'Send' }).click()
   await expect
-    .poll(async () => {
-      const listed = (await bridgeCall(page, 'session/list', {})) as Listed
-      const session = listed.items[0]
-      return session !== undefined && !session.isRunning && session.eventCount > 20
-    })
+    .poll(
+      async () => {
+        const listed = (await bridgeCall(page, 'session/list', {})) as Listed
+        const session = listed.items[0]
+        return session !== undefined && !session.isRunning && session.eventCount > 20
+      },
+      { timeout: 30_000 },
+    )
     .toBe(true)
 }
 

@@ -25,12 +25,10 @@ export function parseWhole(value: string): number | undefined {
 interface EventFiltersProps {
   readonly value: FilterState
   readonly onChange: (next: FilterState) => void
-  /** How many rows the text filter searched (it runs over loaded rows only). */
-  readonly loadedCount: number
 }
 
 /** The filter bar: types, turn and step go to the server; the text filter stays local. */
-export function EventFilters({ value, onChange, loadedCount }: EventFiltersProps) {
+export function EventFilters({ value, onChange }: EventFiltersProps) {
   const toggle = (type: string) =>
     onChange({
       ...value,
@@ -83,7 +81,7 @@ export function EventFilters({ value, onChange, loadedCount }: EventFiltersProps
         type="search"
         aria-label="Filter text"
         placeholder="Text in loaded rows"
-        title={`Searches the ${loadedCount} rows loaded so far, not the whole log`}
+        title="Searches the rows loaded so far, not the whole log"
         value={value.text}
         onChange={(e) => onChange({ ...value, text: e.target.value })}
       />

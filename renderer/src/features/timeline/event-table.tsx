@@ -1,8 +1,8 @@
-import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useEffect, useRef, useState } from 'react'
 import type { KeyboardEvent, ReactNode } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import { summarizeEvent } from './event-summary'
+import { useRowWindow } from './use-row-window'
 
 /** What the table reads rows from: paged rows, or the loaded rows through the text filter. */
 export interface RowModel {
@@ -74,7 +74,10 @@ interface EventRowProps {
   readonly onFocusRow: (index: number) => void
 }
 
-/** One row; memoised, so a page landing re-renders only rows whose event changed. */
+/**
+ * One row; memoised, so a page landing re-renders only rows whose event changed. A row not read
+ * yet has the same cells, empty, so it turns into a loaded row by changing text, not elements.
+ */
 const EventRow = memo(function EventRow({
   event,
   index,
@@ -84,7 +87,7 @@ const EventRow = memo(function EventRow({
   onSelect,
   onFocusRow,
 }: EventRowProps) {
-  const style = { transform: `translateY(${top}px)`, height: ROW_HEIGHT }
+  const style = { transform: `translateY(${top}px)` }
   const focus = {
     tabIndex: isTabStop ? 0 : -1,
     'data-index': index,
@@ -99,9 +102,11 @@ const EventRow = memo(function EventRow({
         style={style}
         {...focus}
       >
-        <span role="gridcell" className="tl-cell-seq">
-          …
-        </span>
+        {COLUMNS.map((column) => (
+          <span key={column.name} role="gridcell" className={column.className}>
+            {column.name === 'seq' ? '…' : ''}
+          </span>
+        ))}
       </div>
     )
   }
@@ -137,50 +142,101 @@ const EventRow = memo(function EventRow({
 
 export interface EventTableProps {
   readonly rows: RowModel
+  /** `rows.version` when the parent rendered: the table re-renders when it changes. */
+  readonly version: number
   readonly selectedSeq: number | undefined
+  /** Must keep its identity across renders, or every row re-renders with the table. */
   readonly onSelect: (seq: number) => void
   /** A row index to bring into view (set when the selection came from outside the table). */
   readonly scrollTo: { readonly index: number } | undefined
 }
 
+/** Rows kept in the page beyond each end of the view. */
+const OVERSCAN = 6
+/** Rows read beyond each end of the view, so a slow scroll finds them loaded. */
+const READ_AHEAD = 50
+/**
+ * How long the view must stay within a page of where it was before the rows of a jump are read.
+ * A drag of the scroll bar or a fast flick passes a page or more a frame: reading the windows it
+ * passes would fill the frames with work for rows nobody sees, so they show "…" until it rests.
+ */
+const SETTLE_MS = 80
+
+/**
+ * Asks `rows` for what the view needs: at once when the view moved less than a page since the
+ * last move, or after a single jump (a scroll bar click, End, following the tail); a jump that
+ * follows another within SETTLE_MS waits until the view rests that long.
+ */
+function useReadWhenSettled(rows: RowModel, first: number, last: number): void {
+  const lastMove = useRef<{ first: number; at: number } | undefined>(undefined)
+  useEffect(() => {
+    const read = () => rows.ensure(Math.max(0, first - READ_AHEAD), last + READ_AHEAD)
+    const now = performance.now()
+    const previous = lastMove.current
+    const isJump = previous !== undefined && Math.abs(first - previous.first) > last - first + 1
+    const isFast = isJump && now - previous.at < SETTLE_MS
+    if (previous?.first !== first) lastMove.current = { first, at: now }
+    if (!isFast) {
+      read()
+      return
+    }
+    const timer = setTimeout(read, SETTLE_MS)
+    return () => clearTimeout(timer)
+  }, [rows, first, last, rows.count])
+}
+
+/**
+ * The rows in the page: always `slots` of them (the view's height in rows, plus overscan; fewer
+ * only when the table has fewer), from `first` on, listed by slot (`index % slots`). A row
+ * scrolled out hands its slot, and so its element, to the row scrolled in, and the list's order
+ * never changes: a scroll updates the text and place of the rows that came into view and
+ * nothing else, never adding, removing or moving an element. The rows are placed by transform,
+ * so the page's order is the slots', not the rows' (each row carries `aria-rowindex`).
+ */
+export function rowsBySlot(first: number, count: number, slots: number): number[] {
+  const shown = Math.min(slots, count)
+  const start = Math.max(0, Math.min(first, count - shown))
+  return Array.from({ length: shown }, (_, slot) => start + mod(slot - start, shown))
+}
+
+const mod = (a: number, n: number) => ((a % n) + n) % n
+
 /**
  * The virtualised table: only the rows in view (plus overscan) exist in the DOM, and only their
- * windows are asked for, so 200k rows scroll like 200. It is a grid for the keyboard: one row
- * is in the Tab order (the last focused while it exists, else the first in view, so the scroll
- * region always holds a focusable row), Up/Down/Home/End/Page Up/Page Down move the focus
- * (scrolling the row into view first) and Enter selects the focused row.
+ * windows are asked for, so 200k rows scroll like 200 (see `rowsBySlot`). It is a grid for the
+ * keyboard: one row is in the Tab order (the last focused while it exists, else the first in
+ * view, so the scroll region always holds a focusable row), Up/Down/Home/End/Page Up/Page Down
+ * move the focus (scrolling the row into view first) and Enter selects the focused row.
  */
-export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTableProps) {
+export const EventTable = memo(function EventTable({
+  rows,
+  selectedSeq,
+  onSelect,
+  scrollTo,
+}: EventTableProps) {
   const scroller = useRef<HTMLDivElement>(null)
-  const virtualizer = useVirtualizer({
-    count: rows.count,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 6,
-  })
-  const items = virtualizer.getVirtualItems()
-  const first = items[0]?.index ?? 0
-  const last = items.at(-1)?.index ?? 0
+  const view = useRowWindow(scroller, rows.count, ROW_HEIGHT, OVERSCAN)
+  const { first, last, slots, scrollToIndex } = view
+  useReadWhenSettled(rows, first, last)
 
   useEffect(() => {
-    rows.ensure(Math.max(0, first - 50), last + 50)
-  }, [rows, first, last, rows.count])
-
-  useEffect(() => {
-    if (scrollTo !== undefined) virtualizer.scrollToIndex(scrollTo.index, { align: 'center' })
-  }, [scrollTo, virtualizer])
+    if (scrollTo !== undefined) scrollToIndex(scrollTo.index, 'center')
+  }, [scrollTo, scrollToIndex])
 
   // Following the end, as a log tail: at the bottom, new rows scroll into view; scrolled up,
   // the view stays and counts what arrived below it.
   const [follow, setFollow] = useState({ isFollowing: true, seenCount: rows.count })
   const latest = rows.count - 1
   useEffect(() => {
-    if (follow.isFollowing && latest >= 0) virtualizer.scrollToIndex(latest, { align: 'end' })
-  }, [follow.isFollowing, latest, virtualizer])
+    if (follow.isFollowing && latest >= 0) scrollToIndex(latest, 'end')
+  }, [follow.isFollowing, latest, scrollToIndex])
+  // Reads the scroller before the window renders the new rows: reading it after would make the
+  // browser lay out the changed rows at once, inside the scroll event.
   const onScroll = () => {
     const element = scroller.current
     if (element === null) return
     const isAtEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT
+    view.onScroll()
     if (isAtEnd !== follow.isFollowing) setFollow({ isFollowing: isAtEnd, seenCount: rows.count })
   }
   const newCount = follow.isFollowing ? 0 : Math.max(0, rows.count - follow.seenCount)
@@ -200,7 +256,7 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
   })
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const current = Number((event.target as HTMLElement).dataset['index'] ?? tabStop)
-    const page = Math.max(1, items.length - 2 * 6)
+    const page = Math.max(1, last - first + 1 - 2 * OVERSCAN)
     let next: number
     if (event.key === 'ArrowDown') next = current + 1
     else if (event.key === 'ArrowUp') next = current - 1
@@ -219,7 +275,7 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
     if (target < 0) return
     setFocusIndex(target)
     pendingFocus.current = target
-    virtualizer.scrollToIndex(target, { align: 'auto' })
+    scrollToIndex(target, 'auto')
     scroller.current?.querySelector<HTMLElement>(`[data-index="${target}"]`)?.focus()
   }
 
@@ -243,21 +299,19 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
           <div
             className="tl-rows"
             role="rowgroup"
-            style={{ height: virtualizer.getTotalSize() }}
+            style={{ height: rows.count * ROW_HEIGHT }}
             onKeyDown={onKeyDown}
           >
-            {items.map((item) => {
-              const event = rows.rowAt(item.index)
-              // Keyed by slot, not by index: a row scrolled out is reused for the one scrolled in,
-              // so a fast scroll updates a few text nodes instead of rebuilding every row.
+            {rowsBySlot(first, rows.count, slots).map((index) => {
+              const event = rows.rowAt(index)
               return (
                 <EventRow
-                  key={item.index % items.length}
+                  key={index % slots}
                   event={event}
-                  index={item.index}
-                  top={item.start}
+                  index={index}
+                  top={index * ROW_HEIGHT}
                   isSelected={event !== undefined && event.seq === selectedSeq}
-                  isTabStop={item.index === tabStop}
+                  isTabStop={index === tabStop}
                   onSelect={onSelect}
                   onFocusRow={setFocusIndex}
                 />
@@ -277,4 +331,4 @@ export function EventTable({ rows, selectedSeq, onSelect, scrollTo }: EventTable
       )}
     </>
   )
-}
+})

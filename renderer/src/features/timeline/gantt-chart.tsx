@@ -1,8 +1,10 @@
 import { useMemo, useState } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
+import type { EventCache } from '../../state/event-cache'
 import { layoutGantt } from './gantt'
 import type { GanttBar, GanttLayout } from './gantt'
 import { Select } from '../../ui/select'
+import { useTurnEvents, useTurnSpans } from './use-turn-events'
 
 const ROW_PX = 20
 const LANE_GAP_PX = 6
@@ -15,7 +17,9 @@ export function formatDuration(ms: number): string {
 }
 
 interface GanttChartProps {
-  /** The session's events (the feed's: chunks are not needed here). */
+  /** The session's cache: the turns and a turn's events outside the feed's window come from it. */
+  readonly cache: EventCache
+  /** The feed's events (a window of the history: chunks are not needed here). */
   readonly events: readonly EventDto[]
   /** The turn to open on; defaults to the last. */
   readonly initialTurn?: number
@@ -30,26 +34,25 @@ interface GanttChartProps {
  * its times and row as data attributes for tests and tooltips.
  */
 export function GanttChart({
+  cache,
   events,
   initialTurn,
   isRunning,
   selectedSeq,
   onSelect,
 }: GanttChartProps) {
-  const turns = useMemo(() => {
-    const seen = new Set<number>()
-    for (const event of events) if (event.type === 'turn/start') seen.add(event.turn)
-    return [...seen]
-  }, [events])
+  const spans = useTurnSpans(cache)
   const [chosen, setChosen] = useState<number | undefined>(initialTurn)
-  const turn = chosen !== undefined && turns.includes(chosen) ? chosen : turns.at(-1)
+  const span = spans?.find((s) => s.turn === chosen) ?? spans?.at(-1)
+  const turn = span?.turn
+  const read = useTurnEvents(cache, events, span)
   const layout = useMemo(
-    () =>
-      layoutGantt(
-        events.filter((event) => event.turn === turn),
-        isRunning ? Date.now() : undefined,
-      ),
-    [events, turn, isRunning],
+    () => layoutGantt(read.events, isRunning ? Date.now() : undefined),
+    [read.events, isRunning],
+  )
+  const options = useMemo(
+    () => (spans ?? []).map((s) => ({ value: String(s.turn), label: String(s.turn) })),
+    [spans],
   )
 
   return (
@@ -59,7 +62,7 @@ export function GanttChart({
           caption="Turn"
           label="Gantt turn"
           value={turn === undefined ? undefined : String(turn)}
-          options={turns.map((t) => ({ value: String(t), label: String(t) }))}
+          options={options}
           onValueChange={(value) => setChosen(Number(value))}
           placeholder="none"
         />
@@ -70,7 +73,13 @@ export function GanttChart({
           </span>
         ) : null}
       </div>
-      {layout.bars.length === 0 ? (
+      {read.error !== undefined ? (
+        <p role="alert" className="error-row">
+          Could not read the turn: {read.error}
+        </p>
+      ) : spans === undefined || read.isLoading ? (
+        <p className="muted">Reading the turn…</p>
+      ) : layout.bars.length === 0 ? (
         <p className="muted">No requests or tool calls in this turn yet.</p>
       ) : (
         <GanttBody layout={layout} selectedSeq={selectedSeq} onSelect={onSelect} />

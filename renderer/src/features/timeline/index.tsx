@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import type { BridleApi } from '../../../../protocol/contract'
 import type { EventDto } from '../../../../protocol/contract'
 import { checkpointsOf } from '../../state/event-selectors'
 import { useShell, useShellContext } from '../../state/shell-context'
@@ -17,6 +18,7 @@ import { RequestInspector } from './request-view'
 import { sessionLinkOf } from './subagent-link'
 import { useEventRows } from './use-event-rows'
 import { useEventsOfTypes } from '../../state/use-events-of-types'
+import type { EventCache } from '../../state/event-cache'
 import './timeline.css'
 
 /** What the request view needs of the whole history: where each request starts, the checkpoints. */
@@ -95,10 +97,13 @@ export function TimelinePanel({
     }
   }, [selectedSeq, rows])
 
-  const select = (seq: number) => {
+  // One function for the table's whole life: a new one would re-render every row.
+  const onSelectSeqRef = useRef(onSelectSeq)
+  onSelectSeqRef.current = onSelectSeq
+  const select = useCallback((seq: number) => {
     ownSelection.current = seq
-    onSelectSeq(seq)
-  }
+    onSelectSeqRef.current(seq)
+  }, [])
   const selected = useSelectedEvent(feed.cache, selectedSeq)
   const openRestore = useShell((s) => s.openRestore)
   const { store } = useShellContext()
@@ -108,13 +113,6 @@ export function TimelinePanel({
     await store.getState().reachBack(event.seq)
     onSelectSeq(chatSeqFor(event, store.getState().feed?.events ?? feed.events))
   }
-  // The feed holds a window of the history; the request view steps through all of it.
-  const requestEvents = useEventsOfTypes(feed.cache, REQUEST_TYPES)
-  const starts = useMemo(
-    () => requestEvents.filter((e) => e.type === 'request/start').map((e) => e.seq),
-    [requestEvents],
-  )
-  const checkpoints = useMemo(() => checkpointRanges(requestEvents), [requestEvents])
   const link = useMemo(
     () => (selected === undefined ? undefined : sessionLinkOf(selected, feed.events)),
     [selected, feed.events],
@@ -169,10 +167,11 @@ export function TimelinePanel({
       </div>
       {tab === 'events' ? (
         <div className="tl-events" role="tabpanel" aria-label="Events">
-          <EventFilters value={filters} onChange={setFilters} loadedCount={rows.loadedCount} />
+          <EventFilters value={filters} onChange={setFilters} />
           <RowStatus rows={rows} shown={visible.count} isText={filters.text.trim() !== ''} />
           <EventTable
             rows={visible}
+            version={visible.version}
             selectedSeq={selectedSeq}
             onSelect={select}
             scrollTo={scrollTo}
@@ -183,6 +182,7 @@ export function TimelinePanel({
       {tab === 'gantt' ? (
         <div className="tl-gantt-tab" role="tabpanel" aria-label="Gantt">
           <GanttChart
+            cache={feed.cache}
             events={feed.events}
             {...(selected === undefined ? {} : { initialTurn: selected.turn })}
             isRunning={feed.isRunning}
@@ -194,17 +194,47 @@ export function TimelinePanel({
       ) : null}
       {tab === 'request' ? (
         <div className="tl-request-tab" role="tabpanel" aria-label="Request view">
-          <RequestInspector
+          <RequestTab
             api={api}
+            cache={feed.cache}
             sessionId={sessionId}
-            starts={starts}
-            checkpoints={checkpoints}
             startSeq={requestSeq}
             onChangeStart={setRequestSeq}
           />
         </div>
       ) : null}
     </div>
+  )
+}
+
+interface RequestTabProps {
+  readonly api: BridleApi
+  readonly cache: EventCache
+  readonly sessionId: string
+  readonly startSeq: number | undefined
+  readonly onChangeStart: (seq: number) => void
+}
+
+/**
+ * The request view with what it needs of the whole history, read only once the tab is opened:
+ * on a long session that read is thousands of events the events table does not need.
+ */
+function RequestTab({ api, cache, sessionId, startSeq, onChangeStart }: RequestTabProps) {
+  const requestEvents = useEventsOfTypes(cache, REQUEST_TYPES)
+  const starts = useMemo(
+    () => requestEvents.filter((e) => e.type === 'request/start').map((e) => e.seq),
+    [requestEvents],
+  )
+  const checkpoints = useMemo(() => checkpointRanges(requestEvents), [requestEvents])
+  return (
+    <RequestInspector
+      api={api}
+      sessionId={sessionId}
+      starts={starts}
+      checkpoints={checkpoints}
+      startSeq={startSeq}
+      onChangeStart={onChangeStart}
+    />
   )
 }
 
