@@ -60,7 +60,9 @@ export function rowsFor(cache: EventCache, filter: EventFilter, pageSize?: numbe
   if (!isFiltered(filter)) return new AllRows(cache)
   const { types } = filter
   // The feed answers a filter alone only once it holds the history from its start.
-  const isWhole = cache.forwarded.coveredFrom === 0 && !cache.forwarded.isLoading
+  // The chat's window may have let go of either end: whole only when it holds both.
+  const { coveredFrom, coveredTo, length, isLoading } = cache.forwarded
+  const isWhole = coveredFrom === 0 && coveredTo >= length && !isLoading
   if (isWhole && types !== undefined && types.length > 0 && !types.includes(CHUNK_TYPE))
     return new FeedRows(cache, filter)
   return new QueryRows(cache, filter, pageSize)

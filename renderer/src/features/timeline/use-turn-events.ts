@@ -5,8 +5,8 @@
  * - the turns are the history's `turn/start` events, one type-filtered read below the feed's
  *   window (the cache's `ofTypes`, kept for the session), joined to the feed's own;
  * - one turn's bars come from the feed when the turn lies inside its window (live as it runs),
- *   else from one read of the turn's seq range, its Gantt types only, joined to whatever of the
- *   turn the feed holds. Only the turn shown is kept.
+ *   else from one read of the turn's seq range, its Gantt types only. Only the turn shown is
+ *   kept.
  */
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
@@ -91,27 +91,30 @@ async function readRange(
 }
 
 /**
- * The Gantt events of `span`'s turn: the feed's `events` from its window's start on, and one
- * read of the part below it (none when the turn lies inside the window).
+ * The Gantt events of `span`'s turn: the feed's `events` when the turn lies inside its window
+ * (live as it runs), else one read of the turn's range (up to the window, when the turn runs
+ * into it from below: the feed has the rest). The window may end before the log does
+ * (the chat scrolled far up and let go of the newest pages), so the last turn is inside only
+ * when the window reaches the log's end.
  */
 export function useTurnEvents(
   cache: EventCache,
   events: readonly EventDto[],
   span: TurnSpan | undefined,
 ): TurnEvents {
-  const windowFrom = cache.forwarded.coveredFrom
-  const below =
-    span === undefined || span.fromSeq >= windowFrom
-      ? undefined
-      : { ...span, toSeq: Math.min(span.toSeq ?? windowFrom, windowFrom) }
-  const key = below === undefined ? '' : `${below.turn}:${below.fromSeq}:${below.toSeq}`
+  const { coveredFrom, coveredTo, length } = cache.forwarded
+  const end = span === undefined ? 0 : (span.toSeq ?? length)
+  const isInside = span === undefined || (span.fromSeq >= coveredFrom && end <= coveredTo)
+  // A turn that runs into the window from below is read up to the window, the rest from the feed.
+  const readTo = end <= coveredTo && end > coveredFrom ? coveredFrom : end
+  const key = isInside ? '' : `${span.turn}:${span.fromSeq}:${readTo}`
   const [older, setOlder] = useState<OlderRead>({ key: '', events: [] })
 
   useEffect(() => {
-    if (below === undefined) return
+    if (span === undefined || key === '') return
     let isCurrent = true
     setOlder({ key, events: undefined })
-    readRange(cache, below.fromSeq, below.toSeq, below.turn).then(
+    readRange(cache, span.fromSeq, readTo, span.turn).then(
       (found) => {
         if (isCurrent) setOlder({ key, events: found })
       },
@@ -123,7 +126,7 @@ export function useTurnEvents(
     return () => {
       isCurrent = false
     }
-    // `below` is described in full by `key`.
+    // The range read is described in full by `key`.
   }, [cache, key])
 
   const turn = span?.turn
@@ -131,12 +134,13 @@ export function useTurnEvents(
   const olderEvents = older.key === key ? older.events : undefined
   const joined = useMemo(() => {
     if (turn === undefined) return []
+    // What the read did not cover: the whole turn inside the window, or what came after it.
+    const after = key === '' ? fromSeq : readTo
     const recent = events.filter(
-      (event) =>
-        event.turn === turn && event.seq >= Math.max(fromSeq, windowFrom) && isGanttEvent(event),
+      (event) => event.turn === turn && event.seq >= after && isGanttEvent(event),
     )
     return key === '' ? recent : [...(olderEvents ?? []), ...recent]
-  }, [events, turn, fromSeq, windowFrom, key, olderEvents])
+  }, [events, turn, fromSeq, readTo, key, olderEvents])
   return {
     events: joined,
     isLoading: key !== '' && olderEvents === undefined,
