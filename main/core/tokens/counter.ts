@@ -108,6 +108,22 @@ export function makeTokenCounter(
     return tokens
   }
 
+  // The tools are the same specs step after step (built once, frozen): their count is kept
+  // while the list holds the same objects in the same order.
+  let countedTools: readonly ToolSpec[] = []
+  let countedToolTokens = 0
+  const rawToolsOf = (tools: readonly ToolSpec[]): number => {
+    if (tools.length === 0) return 0
+    const isSame =
+      tools.length === countedTools.length &&
+      tools.every((tool, i) => Object.isFrozen(tool) && tool === countedTools[i])
+    if (!isSame) {
+      countedTools = [...tools]
+      countedToolTokens = TOOLS_OVERHEAD + texts.count(toolsJson(tools))
+    }
+    return countedToolTokens
+  }
+
   return {
     model,
     kind: tokenizer.kind,
@@ -127,7 +143,7 @@ export function makeTokenCounter(
         if (message.role === 'system') system += tokens
         else history += tokens
       }
-      const rawTools = tools.length === 0 ? 0 : TOOLS_OVERHEAD + texts.count(toolsJson(tools))
+      const rawTools = rawToolsOf(tools)
       uncalibrated += rawTools
       const toolTokens = Math.round(rawTools * scale)
       return {

@@ -52,6 +52,21 @@ function spyTokenizer(): TextTokenizer & { countText: ReturnType<typeof vi.fn> }
 }
 
 describe('countMessages', () => {
+  it('keeps the tools count while the list holds the same frozen specs; recounts a changed list', () => {
+    const counter = tokenCounter('qwen2.5-coder:7b')
+    const messages = conversation()
+    const frozen = deepFreeze(structuredClone(tools))
+    const first = counter.countMessages(messages, frozen).tools
+    expect(counter.countMessages(messages, [...frozen]).tools).toBe(first)
+    expect(counter.countMessages(messages, frozen.slice(1)).tools).toBeLessThan(first)
+    // Specs that are not frozen may change between calls: always counted again.
+    const open = structuredClone(tools)
+    const before = counter.countMessages(messages, open).tools
+    const spec = open[0] as { description: string }
+    spec.description += ` ${'longer '.repeat(40)}`
+    expect(counter.countMessages(messages, open).tools).toBeGreaterThan(before)
+  })
+
   it('splits the prompt into system, tools and history, framing included', () => {
     const counter = tokenCounter('qwen2.5-coder:7b')
     const messages = conversation()
