@@ -405,16 +405,23 @@ export function findBySeq(events: readonly EventDto[], seq: number): EventDto | 
 
 /** The index of `seq` in a seq-sorted list, or undefined. */
 export function indexOfSeq(events: readonly EventDto[], seq: number): number | undefined {
+  const index = firstIndexFrom(events, seq)
+  return events[index]?.seq === seq ? index : undefined
+}
+
+/**
+ * The index of the first event at `seq` or after it in a seq-sorted list (which may have gaps),
+ * or the list's length when there is none.
+ */
+export function firstIndexFrom(events: readonly EventDto[], seq: number): number {
   let low = 0
-  let high = events.length - 1
-  while (low <= high) {
+  let high = events.length
+  while (low < high) {
     const mid = (low + high) >> 1
-    const at = events[mid]?.seq ?? 0
-    if (at === seq) return mid
-    if (at < seq) low = mid + 1
-    else high = mid - 1
+    if ((events[mid]?.seq ?? 0) < seq) low = mid + 1
+    else high = mid
   }
-  return undefined
+  return low
 }
 
 function mergeSorted(a: readonly EventDto[], b: readonly EventDto[]): EventDto[] {

@@ -9,6 +9,7 @@
  * tool call is never kept without its result, nor an answer without its question.
  */
 import type { EventDto } from '../../../../protocol/contract'
+import { firstIndexFrom } from '../../state/event-cache'
 
 /**
  * Events the window may hold before it is trimmed: about a thousand messages, a few MB. A page
@@ -49,7 +50,7 @@ export function trimRange(
     const event = at === undefined ? undefined : events[at]
     return event === undefined ? undefined : { fromSeq: 0, toSeq: event.seq }
   }
-  const cut = firstIndexAtOrAbove(events, shown.first) - keep
+  const cut = firstIndexFrom(events, shown.first) - keep
   const at = turnStartFrom(events, cut, -1)
   const event = at === undefined ? undefined : events[at]
   return event === undefined ? undefined : { fromSeq: event.seq, toSeq: Number.POSITIVE_INFINITY }
@@ -70,17 +71,6 @@ function turnStartFrom(
   return undefined
 }
 
-function firstIndexAtOrAbove(events: readonly EventDto[], seq: number): number {
-  let low = 0
-  let high = events.length
-  while (low < high) {
-    const mid = (low + high) >> 1
-    if ((events[mid]?.seq ?? 0) < seq) low = mid + 1
-    else high = mid
-  }
-  return low
-}
-
 function lastIndexAtOrBelow(events: readonly EventDto[], seq: number): number {
-  return firstIndexAtOrAbove(events, seq + 1) - 1
+  return firstIndexFrom(events, seq + 1) - 1
 }

@@ -6,6 +6,7 @@
  * React, no bridge), so unit-tested (test/renderer/fork-point.test.ts).
  */
 import type { EventDto } from '../../../../protocol/contract'
+import { indexOfSeq } from '../../state/event-cache'
 
 export interface ForkPoint {
   /** The `atSeq` for `session/fork`: the child holds the events before it. */
@@ -18,23 +19,6 @@ const isUserInput = (event: EventDto | undefined): boolean =>
   event?.type === 'user/message' && event.data.kind !== 'context' && event.data.kind !== 'notice'
 
 /**
- * Where the event at `seq` is in `events` (seq order, with gaps: the feed holds the forwarded
- * events only, so a turn's chunks and bookkeeping are missing), or -1.
- */
-function indexOfSeq(events: readonly EventDto[], seq: number): number {
-  let low = 0
-  let high = events.length - 1
-  while (low <= high) {
-    const middle = (low + high) >> 1
-    const at = events[middle]?.seq ?? seq
-    if (at === seq) return middle
-    if (at < seq) low = middle + 1
-    else high = middle - 1
-  }
-  return -1
-}
-
-/**
  * The fork point of the user message at `userSeq`: its `inbox/queued` when the log has it; else
  * its turn's start when it is the turn's first input; else the message itself. Undefined when
  * `userSeq` is not a user message of `events` (seq order).
@@ -43,13 +27,15 @@ export function forkPointOfUser(
   events: readonly EventDto[],
   userSeq: number,
 ): ForkPoint | undefined {
-  const at = indexOfSeq(events, userSeq)
+  // The feed holds the forwarded events only: seqs have gaps, so the place is searched for.
+  const at = indexOfSeq(events, userSeq) ?? -1
   const message = events[at]
   if (message?.type !== 'user/message' || !isUserInput(message)) return undefined
   const text = message.data.content
   // The claim this message came from, and its place among the inputs after that claim.
   let place = 0
   let claim: EventDto | undefined
+  let claimAt = -1
   let turnStart: EventDto | undefined
   for (let i = at - 1; i >= 0; i--) {
     const event = events[i]
@@ -57,6 +43,7 @@ export function forkPointOfUser(
     if (isUserInput(event)) place++
     if (event.type === 'inbox/claimed') {
       claim = event
+      claimAt = i
       break
     }
     if (event.type === 'turn/start') {
@@ -66,7 +53,7 @@ export function forkPointOfUser(
   }
   if (claim?.type === 'inbox/claimed') {
     const requestId = claim.data.requestIds[place] ?? claim.data.requestIds[0]
-    for (let i = indexOfSeq(events, claim.seq) - 1; i >= 0; i--) {
+    for (let i = claimAt - 1; i >= 0; i--) {
       const event = events[i]
       if (event?.type === 'inbox/queued' && event.data.requestId === requestId) {
         return { atSeq: Math.max(1, event.seq), text: event.data.message || text }
@@ -79,7 +66,7 @@ export function forkPointOfUser(
 
 /** The user message an answer at `answerSeq` replies to: the last input before it. */
 export function promptOfAnswer(events: readonly EventDto[], answerSeq: number): number | undefined {
-  for (let i = indexOfSeq(events, answerSeq) - 1; i >= 0; i--) {
+  for (let i = (indexOfSeq(events, answerSeq) ?? 0) - 1; i >= 0; i--) {
     const event = events[i]
     if (isUserInput(event)) return event?.seq
   }

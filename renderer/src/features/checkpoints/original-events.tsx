@@ -1,6 +1,7 @@
 import { useState, useSyncExternalStore } from 'react'
 import type { EventDto } from '../../../../protocol/contract'
 import type { EventCache } from '../../state/event-cache'
+import { firstIndexFrom } from '../../state/event-cache'
 import { summarizeEvent } from '../timeline'
 
 const PAGE = 500
@@ -52,17 +53,6 @@ export function OriginalEvents({ cache, fromSeq, toSeq, onSelectSeq }: OriginalE
 
 /** The events with `from <= seq <= to` of a seq-sorted list. */
 function between(events: readonly EventDto[], from: number, to: number): readonly EventDto[] {
-  const first = lowerBound(events, from)
-  return events.slice(first, lowerBound(events, to + 1))
-}
-
-function lowerBound(events: readonly EventDto[], seq: number): number {
-  let low = 0
-  let high = events.length
-  while (low < high) {
-    const mid = (low + high) >> 1
-    if ((events[mid]?.seq ?? 0) < seq) low = mid + 1
-    else high = mid
-  }
-  return low
+  const first = firstIndexFrom(events, from)
+  return events.slice(first, firstIndexFrom(events, to + 1))
 }
