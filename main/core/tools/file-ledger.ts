@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto'
 import { createReadStream, realpathSync } from 'node:fs'
+import type { BigIntStats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { ToolError } from './types.js'
@@ -89,25 +90,30 @@ export async function sha256File(path: string, signal?: AbortSignal): Promise<st
  */
 export async function fileStamp(path: string): Promise<string> {
   try {
-    const s = await stat(path, { bigint: true })
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
+    return stampOf(await stat(path, { bigint: true }))
   } catch (error) {
     if (isMissing(error)) return 'missing'
     throw error
   }
 }
 
+/** The stamp of these stats (taken with `bigint: true`), as `fileStamp` gives it. */
+export const stampOf = (s: BigIntStats): string =>
+  `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
+
 /**
  * Runs `read` between two stamps of `path` and retries while they differ, so what was read is one
  * version of the file. `stamp` is undefined when the file kept changing on every attempt (a log
- * being appended to): the value is then the last attempt's, which may mix versions.
+ * being appended to): the value is then the last attempt's, which may mix versions. `firstStamp`,
+ * when the caller has just taken one, stands for the first attempt's stamp before.
  */
 export async function readStable<T>(
   path: string,
   read: () => Promise<T>,
+  firstStamp?: string,
 ): Promise<{ value: T; stamp: string | undefined }> {
   for (let attempt = 1; ; attempt++) {
-    const before = await fileStamp(path)
+    const before = attempt === 1 && firstStamp !== undefined ? firstStamp : await fileStamp(path)
     const value = await read()
     if ((await fileStamp(path)) === before) return { value, stamp: before }
     if (attempt >= MAX_STABLE_ATTEMPTS) return { value, stamp: undefined }

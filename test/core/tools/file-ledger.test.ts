@@ -177,6 +177,17 @@ describe('the file ledger in write and edit', () => {
     expect(await sha256File(join(project, 'missing.txt'))).toBeNull()
   })
 
+  it('hashes and counts files whose end falls on, just before or just after a read chunk', async () => {
+    // read stops at a short read past the size stat gave: each size here ends the scan
+    // differently (inside the first 64 KB chunk, on its edge, one byte into the next).
+    for (const size of [1, 65_535, 65_536, 65_537, 131_072, 200_001]) {
+      const text = `${'y'.repeat(size - 1)}\n`
+      put('edge.txt', text)
+      const out = await run(readTool(), { path: 'edge.txt', limit: 1 })
+      expect(out.metadata).toMatchObject({ sha256: sha(text), totalLines: 1 })
+    }
+  })
+
   it("refuses an edit after the agent's own command changed the file", async () => {
     put('conf.ini', 'mode = slow\n')
     await run(readTool(), { path: 'conf.ini' })

@@ -86,7 +86,7 @@ export function editTool(): Tool {
         )
       }
       const { files } = ctx
-      const read = await readStable(file, () => readFile(file, { signal: ctx.signal }))
+      const read = await readStable(file, () => readFile(file, { signal: ctx.signal }), info.stamp)
       const bytes = read.value
       const readHash = sha256Of(bytes)
       // Before matching: on a changed file, "read it again" helps more than "oldText not found".

@@ -5,10 +5,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import { realpathSync } from 'node:fs'
-import type { Stats } from 'node:fs'
+import type { BigIntStats, Stats } from 'node:fs'
 import { chmod, lstat, open, readlink, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { PathError, resolveInsideProject } from '../../workspace/paths.js'
+import { stampOf } from '../file-ledger.js'
 import { protectedPathReason } from '../protected-paths.js'
 import { ToolError } from '../types.js'
 import type { CallAssessment } from '../types.js'
@@ -83,9 +84,21 @@ export async function statOrUndefined(path: string): Promise<Stats | undefined> 
   }
 }
 
-/** The stats of a regular file, or a ToolError (`NOT_FOUND`, `NOT_A_FILE`) the model can act on. */
-export async function statRegularFile(absolutePath: string, shown: string): Promise<Stats> {
-  const info = await statOrUndefined(absolutePath)
+/** A regular file as one `stat` saw it: its size and mode, and its stamp for `readStable`. */
+export interface RegularFile {
+  readonly size: number
+  readonly mode: number
+  readonly stamp: string
+}
+
+/** A regular file's size and stamp, or a ToolError (`NOT_FOUND`, `NOT_A_FILE`) the model can act on. */
+export async function statRegularFile(absolutePath: string, shown: string): Promise<RegularFile> {
+  let info: BigIntStats | undefined
+  try {
+    info = await stat(absolutePath, { bigint: true })
+  } catch (error) {
+    if (!isErrno(error, 'ENOENT', 'ENOTDIR')) throw error
+  }
   if (!info) {
     throw new ToolError(
       'NOT_FOUND',
@@ -104,7 +117,7 @@ export async function statRegularFile(absolutePath: string, shown: string): Prom
       `${shown} is not a regular file (a device, socket or pipe); file tools work on regular files only.`,
     )
   }
-  return info
+  return { size: Number(info.size), mode: Number(info.mode), stamp: stampOf(info) }
 }
 
 /** Whether these leading bytes look binary (a NUL byte never occurs in UTF-8 text). */

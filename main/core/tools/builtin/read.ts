@@ -50,6 +50,8 @@ interface Scan {
   readonly isCutByBytes: boolean
   /** How many bytes from the start the scan read (and hashed). */
   readonly position: number
+  /** The scan read to the end of the file, so nothing is left to hash. */
+  readonly isAtEnd: boolean
 }
 
 /**
@@ -75,8 +77,10 @@ export function readTool(): Tool {
       const file = resolveInsideProject(ctx.projectDir, path)
       const shown = projectRelative(ctx.projectDir, file)
       const info = await statRegularFile(file, shown)
-      const { value, stamp } = await readStable(file, () =>
-        scanFile(file, info.size, shown, offset, limit, ctx.signal),
+      const { value, stamp } = await readStable(
+        file,
+        () => scanFile(file, info.size, shown, offset, limit, ctx.signal),
+        info.stamp,
       )
       const { scan, sha256 } = value
       // A file that changed on every attempt (a growing log) has no one version the agent saw.
@@ -129,20 +133,19 @@ async function scanFile(
 ): Promise<{ scan: Scan; sha256: string }> {
   const handle = await open(file, 'r')
   try {
-    const head = Buffer.alloc(Math.min(SNIFF_BYTES, size))
-    const { bytesRead } = await handle.read(head, 0, head.length, 0)
-    if (looksBinary(head.subarray(0, bytesRead))) {
-      throw new ToolError(
-        'BINARY_FILE',
-        `${shown} is a binary file (${size} bytes); read shows text files only.`,
-      )
-    }
     const hash = createHash('sha256')
-    const scan = await scanLines(handle, offset, limit, hash, signal)
+    const scan = await scanLines(handle, { size, offset, limit }, hash, signal, (head) => {
+      if (looksBinary(head)) {
+        throw new ToolError(
+          'BINARY_FILE',
+          `${shown} is a binary file (${size} bytes); read shows text files only.`,
+        )
+      }
+    })
     // Not zeroed: only the bytes read are used, and zeroing a megabyte cost more than reading a
     // small file.
-    const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES)
-    for (let position = scan.position; ;) {
+    const buffer = scan.isAtEnd ? undefined : Buffer.allocUnsafe(HASH_CHUNK_BYTES)
+    for (let position = scan.position; buffer;) {
       signal.throwIfAborted()
       const { bytesRead: got } = await handle.read(buffer, 0, buffer.length, position)
       if (got === 0) break
@@ -158,14 +161,16 @@ async function scanFile(
 /**
  * One pass over the file: numbers and keeps the lines of the window (each cut to MAX_LINE_CHARS),
  * then only counts newlines up to MAX_COUNT_BYTES further, feeding every byte read to `hash` in
- * order. Stops with the signal.
+ * order. `checkHead` sees the first SNIFF_BYTES before anything else and may throw. Stops with the
+ * signal. A short read at or past the size `stat` gave is the end: no read is spent to see 0
+ * bytes (a file that grew meanwhile has a new stamp, and readStable reads it again).
  */
 async function scanLines(
   handle: FileHandle,
-  offset: number,
-  limit: number,
+  { size, offset, limit }: { size: number; offset: number; limit: number },
   hash: Hash,
   signal: AbortSignal,
+  checkHead: (head: Buffer) => void,
 ): Promise<Scan> {
   const shown: string[] = []
   // Not zeroed: only the bytes read are used.
@@ -203,6 +208,7 @@ async function scanLines(
   for (;;) {
     signal.throwIfAborted()
     const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position)
+    if (position === 0) checkHead(buffer.subarray(0, Math.min(SNIFF_BYTES, bytesRead)))
     if (bytesRead === 0) break
     const chunk = buffer.subarray(0, bytesRead)
     hash.update(chunk)
@@ -225,15 +231,23 @@ async function scanLines(
       start = newline + 1
     }
     isAtLineStart = chunk[bytesRead - 1] === 10
+    if (bytesRead < CHUNK_BYTES && position >= size) break
     if (!state.isCollecting && position - state.endByte > MAX_COUNT_BYTES) {
       const { isCutByBytes } = state
-      return { shown, totalLines: undefined, linesSeen: line, isCutByBytes, position }
+      return {
+        shown,
+        totalLines: undefined,
+        linesSeen: line,
+        isCutByBytes,
+        position,
+        isAtEnd: false,
+      }
     }
   }
   if (!isAtLineStart) finishLine()
   const totalLines = isAtLineStart ? line - 1 : line
   const { isCutByBytes } = state
-  return { shown, totalLines, linesSeen: totalLines, isCutByBytes, position }
+  return { shown, totalLines, linesSeen: totalLines, isCutByBytes, position, isAtEnd: true }
 }
 
 /** `number<TAB>text`, with a Windows line end dropped and an overlong line cut with a marker. */
