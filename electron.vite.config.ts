@@ -45,12 +45,11 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       // Pure-JS packages are bundled: loading one file is far cheaper than resolving the hundreds
-      // of modules they span (openai alone is 236), which was most of the CLI's start-up. Native
+      // of modules some of them span, which was most of the CLI's start-up. Native
       // and WebAssembly packages (better-sqlite3, web-tree-sitter, quickjs-emscripten) and those
       // that find files beside themselves stay external.
       externalizeDeps: {
         exclude: [
-          'openai',
           'zod',
           '@modelcontextprotocol/sdk',
           'micromark',

@@ -3,7 +3,6 @@
  * on, whether a retry may help, and a message that says what failed and what to do. Messages
  * name the endpoint without credentials or query, and never contain the API key.
  */
-import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { contextWindowIn, recognizeRefusal } from './refusals.js'
 import type { ModelError, ModelErrorCode } from './types.js'
 
@@ -139,17 +138,8 @@ export function classifyError(error: unknown, context: ErrorContext): ModelError
   ): ModelError => modelError(code, redact(message, context.apiKey), extra)
   const where = describeEndpoint(context.baseUrl)
 
-  if (error instanceof APIUserAbortError) return make('ABORTED', 'the request was cancelled')
   const decided = replyErrorIn(error)
   if (decided !== undefined) return { ...decided, message: redact(decided.message, context.apiKey) }
-  if (error instanceof APIConnectionError) return classifyTransport(error, context, make)
-  if (error instanceof APIError) {
-    // The class is generic over `any`; these are the fields it always has.
-    const api = error as { status?: number; headers?: Headers; error?: unknown }
-    // Without a status: an error object inside the stream (`data: {"error": ...}`), after a 200.
-    if (api.status === undefined) return inStream(api.error, where, api.headers, make)
-    return fromStatus(api.status, messageOfBody(api.error), where, api.headers, make)
-  }
   if (error instanceof SyntaxError) {
     return make('MALFORMED_CHUNK', `${where} sent a stream event that is not valid JSON`)
   }
@@ -369,7 +359,7 @@ function deepestMessage(error: unknown): string {
   return message
 }
 
-/** The `error` member of an APIError: what the server said. */
+/** An error object a server sent (in a stream or a body): what it said. */
 function messageOfBody(body: unknown): string {
   if (typeof body === 'string') return clip(body)
   if (isRecord(body) && typeof body['message'] === 'string') return clip(body['message'])

@@ -2,9 +2,9 @@
  * The adapter for Ollama's native chat API (`POST /api/chat`, NDJSON): what lets Bridle set the
  * context window Ollama runs (`options.num_ctx`), which its OpenAI-compatible endpoint cannot.
  * Time, decoding and the end of the stream are the shared runner's (stream-runner.ts); this
- * file only speaks the wire. Plain fetch: no client library speaks it.
+ * file only speaks the wire, over the same POST as the OpenAI adapter's (http-post.ts).
  */
-import { createEndpointFetch } from './endpoint-fetch.js'
+import { errorBodyText, httpPost, postThroughFetch } from './http-post.js'
 import {
   classifyError,
   describeEndpoint,
@@ -41,12 +41,7 @@ export function createOllamaAdapter(
     wire: { ...DEFAULT_PROFILE.wire, api: 'ollama' as const, streamUsage: false },
   }
   const settings = runnerSettings(endpoint, { ...options, profile })
-  // The same fetch as the OpenAI adapter's: error bodies rewritten to keep the server's words.
-  const send = createEndpointFetch(
-    options.fetch ?? globalThis.fetch,
-    Object.keys(endpoint.headers ?? {}),
-    { shapeStreams: false },
-  )
+  const post = options.fetch === undefined ? httpPost : postThroughFetch(options.fetch)
   const url = `${ollamaRoot(endpoint.baseUrl)}/api/chat`
   const where = describeEndpoint(endpoint.baseUrl)
   const context = {
@@ -60,8 +55,7 @@ export function createOllamaAdapter(
       runStream(settings, request, signal, {
         open: async (wire, abort) => {
           const body = toOllamaChatBody({ ...request, wire })
-          const response = await send(url, {
-            method: 'POST',
+          const reply = await post(url, {
             headers: {
               'content-type': 'application/json',
               accept: 'application/x-ndjson',
@@ -73,16 +67,15 @@ export function createOllamaAdapter(
             body: JSON.stringify(body),
             signal: abort,
           })
-          if (!response.ok) {
-            const said = extractServerMessage(await response.text())
-            throw new ReplyError(errorFromStatus(response.status, said, context, response.headers))
+          if (!reply.ok) {
+            const said = extractServerMessage(await errorBodyText(reply))
+            throw new ReplyError(errorFromStatus(reply.status, said, context, reply.headers))
           }
-          if (response.body === null) return replay([])
           if (body['stream'] === false) {
             const index = { value: 0 }
-            return replay([ollamaLineToChunk(await response.json(), index)])
+            return replay([ollamaLineToChunk(await reply.json(), index)])
           }
-          return chunksOf(response.body)
+          return chunksOf(reply.body)
         },
         classify: (error) => classifyOllama(error, where, context),
       }),
@@ -90,7 +83,7 @@ export function createOllamaAdapter(
 }
 
 /** NDJSON lines as OpenAI chunks. */
-async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator {
+async function* chunksOf(body: AsyncIterable<Uint8Array>): AsyncGenerator {
   const decoder = new TextDecoder()
   const index = { value: 0 }
   let pending = ''

@@ -1,19 +1,19 @@
 /**
  * The OpenAI-compatible adapter: Ollama, LM Studio, llama.cpp server, vLLM, DeepSeek and OpenAI
- * through one base URL. Chat requests are a plain fetch read as server-sent events
- * (event-stream.ts): the `openai` client cost 1-2 ms of CPU per request, a sixth of a whole
- * agent step (issue 21), for framing that takes a few lines. Everything about time
- * (stream-runner.ts) and every failure mapping is ours, so the loop sees the same error codes
- * whatever the server.
+ * through one base URL. Chat requests are one POST (http-post.ts) whose reply is read as
+ * server-sent events (event-stream.ts): neither the `openai` client nor the global fetch, which
+ * cost 1-2 and 2.5 ms of CPU per request, a sixth and a quarter of a whole agent step (issue 21),
+ * for framing that takes a few lines. Everything about time (stream-runner.ts) and every failure
+ * mapping is ours, so the loop sees the same error codes whatever the server.
  *
  * It keeps a profile of the server (profile.ts): how requests are shaped for it. When the server
  * refuses a shape in words we know (tools without a tool parser, `stream_options`, reasoning it
  * wants back; refusals.ts), the profile changes and the stream ends with PROFILE_CHANGED, so that
  * the loop logs the refusal and asks again at once in the new shape.
  */
-import OpenAI from 'openai'
+import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions'
 import { toChatCompletionParams } from './chat-request.js'
-import { createEndpointFetch } from './endpoint-fetch.js'
+import { errorBodyText, httpPost, postThroughFetch } from './http-post.js'
 import { serverEvents } from './event-stream.js'
 import {
   classifyError,
@@ -35,13 +35,13 @@ export {
   FINISH_GRACE_MS,
 } from './stream-runner.js'
 
-/** Local servers ignore the key; the client insists on one. */
+/** Local servers ignore the key; some proxies insist on one. */
 const PLACEHOLDER_API_KEY = 'not-needed'
 
 export interface AdapterOptions {
   /** Makes ids for tool calls the server sent without one (default `call_<index>_<random>`). */
   readonly newCallId?: (index: number) => string
-  /** For tests: the fetch the client uses underneath (default the global fetch). */
+  /** For tests: a fetch to send chat requests through (default Node's http, http-post.ts). */
   readonly fetch?: typeof fetch
   /** How this server is talked to (default: clean OpenAI streaming, calls read from text too). */
   readonly profile?: ServerProfile
@@ -61,13 +61,29 @@ export function createOpenAiCompatibleAdapter(
     ...options,
     profile: options.profile ?? DEFAULT_PROFILE,
   })
-  // The endpoint's fetch, whose error bodies keep the server's words. A 200 labelled as an event
-  // stream is read as it comes (its `error:` lines too); anything else is shaped here.
-  const send = createEndpointFetch(
-    options.fetch ?? globalThis.fetch,
-    Object.keys(endpoint.headers ?? {}),
-    { shapeStreams: false },
-  )
+  const send = chatSender(endpoint, options.fetch)
+  return {
+    provider: 'openai-compatible',
+    wire: () => settings.profile.wire,
+    stream: (request, signal) =>
+      runStream(settings, request, signal, {
+        open: (wire, abort) => send(toChatCompletionParams({ ...request, wire }), abort),
+        classify: (error) => classifyError(error, endpoint),
+      }),
+  }
+}
+
+/**
+ * Sends chat requests to the endpoint (`fetch`: for tests, a fetch to send them through) and
+ * gives each reply as OpenAI chunks: an event stream as it comes, anything else a 200 may be
+ * (a completion, a stream not labelled as one) shaped into chunks. What the server refused,
+ * whatever the shape, is thrown as a ReplyError; a transport failure as Node's error.
+ */
+export function chatSender(
+  endpoint: EndpointConfig,
+  fetch?: typeof globalThis.fetch,
+): (params: ChatCompletionCreateParams, signal: AbortSignal) => Promise<AsyncIterable<unknown>> {
+  const post = fetch === undefined ? httpPost : postThroughFetch(fetch)
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`
   const context: ErrorContext = {
     baseUrl: endpoint.baseUrl,
@@ -82,33 +98,24 @@ export function createOpenAiCompatibleAdapter(
   }
   for (const [name, value] of Object.entries(endpoint.headers ?? {}))
     headers[name.toLowerCase()] = value
-  return {
-    provider: 'openai-compatible',
-    wire: () => settings.profile.wire,
-    stream: (request, signal) =>
-      runStream(settings, request, signal, {
-        open: async (wire, abort) => {
-          const params = toChatCompletionParams({ ...request, wire })
-          const response = await send(url, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify(params),
-            signal: abort,
-          })
-          if (!response.ok) {
-            const said = extractServerMessage(await response.text())
-            throw new ReplyError(errorFromStatus(response.status, said, context, response.headers))
-          }
-          if (params.stream) {
-            const reply = isEventStream(response) ? response : await shapeStreamReply(response, url)
-            return reply.body === null ? replay([]) : chunksOf(reply.body, reply.headers, context)
-          }
-          // A server that cannot stream calls: the whole completion, replayed as chunks.
-          const completion: unknown = await response.json()
-          return replay(completionToChunks(isRecord(completion) ? completion : {}))
-        },
-        classify: (error) => classifyError(error, endpoint),
-      }),
+  return async (params, signal) => {
+    const reply = await post(url, { headers, body: JSON.stringify(params), signal })
+    if (!reply.ok) {
+      const said = extractServerMessage(await errorBodyText(reply))
+      throw new ReplyError(errorFromStatus(reply.status, said, context, reply.headers))
+    }
+    if (params.stream) {
+      if (reply.contentType.includes('text/event-stream')) {
+        return chunksOf(reply.body, () => reply.headers, context)
+      }
+      const shaped = await shapeStreamReply(reply.toResponse(), url)
+      return shaped.body === null
+        ? replay([])
+        : chunksOf(shaped.body, () => shaped.headers, context)
+    }
+    // A server that cannot stream calls: the whole completion, replayed as chunks.
+    const completion: unknown = await reply.json()
+    return replay(completionToChunks(isRecord(completion) ? completion : {}))
   }
 }
 
@@ -118,13 +125,13 @@ export function createOpenAiCompatibleAdapter(
  * with an `error` member) throws it as a ReplyError.
  */
 async function* chunksOf(
-  body: ReadableStream<Uint8Array>,
-  headers: Headers,
+  body: AsyncIterable<Uint8Array>,
+  headers: () => Headers,
   context: ErrorContext,
 ): AsyncGenerator {
   for await (const { event, data, error: errorLine } of serverEvents(body)) {
     if (errorLine !== undefined)
-      throw new ReplyError(errorInStream(errorOfLine(errorLine), context, headers))
+      throw new ReplyError(errorInStream(errorOfLine(errorLine), context, headers()))
     if (data === '[DONE]') return
     let chunk: unknown
     try {
@@ -134,39 +141,8 @@ async function* chunksOf(
     }
     const error: unknown = isRecord(chunk) ? chunk['error'] : undefined
     if (event === 'error' || Boolean(error)) {
-      throw new ReplyError(errorInStream(error ?? chunk, context, headers))
+      throw new ReplyError(errorInStream(error ?? chunk, context, headers()))
     }
     yield chunk
   }
-}
-
-/**
- * The `openai` client as every part of Bridle uses it: no retries of its own (the loop owns the
- * one retry budget, docs/ARCHITECTURE.md 4), no logging (failures are data), none of the OPENAI_*
- * variables it would otherwise pick up, and our fetch underneath (endpoint-fetch.ts).
- */
-export function openAiClient(
-  endpoint: EndpointConfig,
-  options: { readonly timeoutMs: number; readonly fetch?: typeof fetch },
-): OpenAI {
-  return new OpenAI({
-    baseURL: endpoint.baseUrl,
-    apiKey: endpoint.apiKey ?? PLACEHOLDER_API_KEY,
-    maxRetries: 0,
-    timeout: options.timeoutMs,
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    webhookSecret: null,
-    logLevel: 'off',
-    fetch: createEndpointFetch(
-      options.fetch ?? globalThis.fetch,
-      Object.keys(endpoint.headers ?? {}),
-    ),
-    ...(endpoint.headers === undefined ? {} : { defaultHeaders: { ...endpoint.headers } }),
-  })
-}
-
-function isEventStream(response: Response): boolean {
-  return response.headers.get('content-type')?.includes('text/event-stream') === true
 }

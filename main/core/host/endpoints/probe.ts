@@ -18,13 +18,16 @@ import type { ProbeReport } from '../../../../protocol/probe-report.js'
 import { estimateTokens } from '../../tokens/estimate.js'
 import { detectTruncation } from '../../tokens/window.js'
 import type { ListModelsResult } from '../../models/discovery.js'
-import { createEndpointFetch } from '../../models/endpoint-fetch.js'
+import { errorBodyText, httpPost, postThroughFetch } from '../../models/http-post.js'
 import {
   classifyError,
+  describeEndpoint,
   errorFromStatus,
   extractServerMessage,
   isRecord,
+  modelError,
 } from '../../models/model-errors.js'
+import type { ErrorContext } from '../../models/model-errors.js'
 import { ollamaRoot } from '../../models/ollama-native.js'
 import {
   OllamaStreamError,
@@ -32,7 +35,7 @@ import {
   toOllamaChatBody,
 } from '../../models/ollama-request.js'
 import { toChatCompletionParams } from '../../models/chat-request.js'
-import { openAiClient } from '../../models/openai-compatible.js'
+import { chatSender } from '../../models/openai-compatible.js'
 import type { ServerKind } from '../../models/profile.js'
 import { contextWindowIn, recognizeRefusal } from '../../models/refusals.js'
 import { parseTextCalls } from '../../models/text-calls.js'
@@ -459,23 +462,16 @@ class ChunkObserver {
 
 function openAiWire(opts: ProbeOptions): Wire {
   const endpoint = opts.endpoint
-  const client = openAiClient(endpoint, {
-    timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
-    ...(opts.fetch === undefined ? {} : { fetch: opts.fetch }),
-  })
+  const send = chatSender(endpoint, opts.fetch)
   return {
     async send(shape) {
       const observer = new ChunkObserver()
       const params = toChatCompletionParams(requestOf(opts, shape, 'openai'))
+      const signal = signalOf(opts)
       try {
-        if (params.stream) {
-          const stream = await client.chat.completions.create(params, { signal: signalOf(opts) })
-          for await (const chunk of stream as AsyncIterable<unknown>) observer.take(chunk)
-        } else {
-          observer.take(await client.chat.completions.create(params, { signal: signalOf(opts) }))
-        }
+        for await (const chunk of await send(params, signal)) observer.take(chunk)
       } catch (error) {
-        return observer.observation('openai', classifyError(error, endpoint))
+        return observer.observation('openai', failureOf(error, signal, opts, endpoint))
       }
       return observer.observation('openai')
     },
@@ -484,11 +480,7 @@ function openAiWire(opts: ProbeOptions): Wire {
 
 function ollamaWire(opts: ProbeOptions): Wire {
   const endpoint = opts.endpoint
-  const send = createEndpointFetch(
-    opts.fetch ?? globalThis.fetch,
-    Object.keys(endpoint.headers ?? {}),
-    { shapeStreams: false },
-  )
+  const post = opts.fetch === undefined ? httpPost : postThroughFetch(opts.fetch)
   const context = {
     baseUrl: endpoint.baseUrl,
     ...(endpoint.apiKey === undefined ? {} : { apiKey: endpoint.apiKey }),
@@ -497,9 +489,9 @@ function ollamaWire(opts: ProbeOptions): Wire {
     async send(shape) {
       const observer = new ChunkObserver()
       const index = { value: 0 }
+      const signal = signalOf(opts)
       try {
-        const response = await send(`${ollamaRoot(endpoint.baseUrl)}/api/chat`, {
-          method: 'POST',
+        const reply = await post(`${ollamaRoot(endpoint.baseUrl)}/api/chat`, {
           headers: {
             'content-type': 'application/json',
             ...endpoint.headers,
@@ -508,25 +500,44 @@ function ollamaWire(opts: ProbeOptions): Wire {
               : { authorization: `Bearer ${endpoint.apiKey}` }),
           },
           body: JSON.stringify(toOllamaChatBody(requestOf(opts, shape, 'ollama'))),
-          signal: signalOf(opts),
+          signal,
         })
-        if (!response.ok) {
-          const said = extractServerMessage(await response.text())
-          return observer.observation('ollama', errorFromStatus(response.status, said, context))
+        if (!reply.ok) {
+          const said = extractServerMessage(await errorBodyText(reply))
+          return observer.observation('ollama', errorFromStatus(reply.status, said, context))
         }
-        for (const line of (await response.text()).split('\n')) {
+        for (const line of (await reply.text()).split('\n')) {
           if (line.trim() !== '') observer.take(ollamaLineToChunk(JSON.parse(line), index))
         }
       } catch (error) {
         const failure =
           error instanceof OllamaStreamError
             ? errorFromStatus(500, error.serverMessage, context)
-            : classifyError(error, context)
+            : failureOf(error, signal, opts, context)
         return observer.observation('ollama', failure)
       }
       return observer.observation('ollama')
     },
   }
+}
+
+/**
+ * What a failed probe request means: the caller's cancel, the probe's own time running out, or
+ * what the endpoint did.
+ */
+function failureOf(
+  error: unknown,
+  signal: AbortSignal,
+  opts: ProbeOptions,
+  context: ErrorContext,
+): ModelError {
+  if (!signal.aborted) return classifyError(error, context)
+  if (opts.signal?.aborted === true) return modelError('ABORTED', 'the probe was cancelled')
+  const seconds = Math.round((opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS) / 1000)
+  return modelError(
+    'STALLED',
+    `${describeEndpoint(context.baseUrl)} did not answer within ${seconds} s`,
+  )
 }
 
 function signalOf(opts: ProbeOptions): AbortSignal {
