@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { nearestIndex } from '../../renderer/src/features/timeline/turn-stepper'
 import { turnSpans } from '../../renderer/src/features/timeline/use-turn-events'
 import { asEvent } from './event-fixture'
 
@@ -13,5 +14,18 @@ describe('turnSpans', () => {
       { turn: 3, fromSeq: 90 },
     ])
     expect(turnSpans([])).toEqual([])
+  })
+})
+
+describe('nearestIndex', () => {
+  it('takes the turn typed, or the nearest there is (the earlier on a tie)', () => {
+    const turns = [1, 2, 5, 9]
+    expect(nearestIndex(turns, 5)).toBe(2)
+    expect(nearestIndex(turns, 4)).toBe(2)
+    expect(nearestIndex(turns, 7)).toBe(2)
+    expect(nearestIndex(turns, 8)).toBe(3)
+    expect(nearestIndex(turns, -3)).toBe(0)
+    expect(nearestIndex(turns, 1e9)).toBe(3)
+    expect(nearestIndex([7], 1)).toBe(0)
   })
 })

@@ -3,7 +3,7 @@ import type { EventDto } from '../../../../protocol/contract'
 import type { EventCache } from '../../state/event-cache'
 import { layoutGantt } from './gantt'
 import type { GanttBar, GanttLayout } from './gantt'
-import { Select } from '../../ui/select'
+import { TurnStepper } from './turn-stepper'
 import { useTurnEvents, useTurnSpans } from './use-turn-events'
 
 const ROW_PX = 20
@@ -50,22 +50,12 @@ export function GanttChart({
     () => layoutGantt(read.events, isRunning ? Date.now() : undefined),
     [read.events, isRunning],
   )
-  const options = useMemo(
-    () => (spans ?? []).map((s) => ({ value: String(s.turn), label: String(s.turn) })),
-    [spans],
-  )
+  const turns = useMemo(() => (spans ?? []).map((s) => s.turn), [spans])
 
   return (
     <section className="gantt" aria-label="Step and tool Gantt">
       <div className="gantt-bar-controls">
-        <Select
-          caption="Turn"
-          label="Gantt turn"
-          value={turn === undefined ? undefined : String(turn)}
-          options={options}
-          onValueChange={(value) => setChosen(Number(value))}
-          placeholder="none"
-        />
+        <TurnStepper turns={turns} value={turn} onChange={setChosen} />
         {layout.bars.length > 0 ? (
           <span className="muted">
             {formatDuration(layout.end - layout.start)} · {layout.lanes.length} step(s) ·{' '}
