@@ -136,36 +136,40 @@ export async function benchLog(): Promise<Figure[]> {
     const rawFile = join(dir, 'fsync-probe')
     const fd = openSync(rawFile, 'a')
     const payload = Buffer.alloc(300, 'x')
-    const rawSamples: number[] = []
-    for (let i = 0; i < 200; i++) {
+    const rawFsync = () => {
       const t = performance.now()
       writeSync(fd, payload)
       fsyncSync(fd)
-      rawSamples.push(performance.now() - t)
+      return performance.now() - t
+    }
+
+    const store = openStore(databasePath(dir))
+    const small = Session.create(store, { projectDir: '/bench' })
+    const durableAppend = () => {
+      const t = performance.now()
+      small.append('session/title', { title: 't'.repeat(250) })
+      small.flushSync()
+      return performance.now() - t
+    }
+    // A fresh WAL grows with every commit (the file system allocates blocks on each fsync);
+    // once the idle checkpoint has run, later commits reuse its space, as they do in a running
+    // app, where a checkpoint follows every pause of half a second.
+    const freshSamples = Array.from({ length: 200 }, durableAppend)
+    await new Promise((resolve) => setTimeout(resolve, IDLE_CHECKPOINT_WAIT_MS))
+    // The two in alternating blocks, so both meet the disk as it is at that moment: a virtual
+    // disk's fsync drifts by tens of percent over seconds, which, measured one after the other,
+    // made the ratio anything from 1.1x to 1.7x from run to run. Blocks rather than single
+    // samples, so one's journal commit does not land on the other's next sample every time.
+    const rawSamples: number[] = []
+    const appendSamples: number[] = []
+    for (let block = 0; block < 10; block++) {
+      for (let i = 0; i < 20; i++) rawSamples.push(rawFsync())
+      for (let i = 0; i < 20; i++) appendSamples.push(durableAppend())
     }
     closeSync(fd)
     const fsyncP50 = percentile(rawSamples, 50)
     figures.push(figure('raw write+fsync of 300 B, p50', fsyncP50, 'ms'))
     figures.push(figure('raw write+fsync of 300 B, p99', percentile(rawSamples, 99), 'ms'))
-
-    const store = openStore(databasePath(dir))
-    const small = Session.create(store, { projectDir: '/bench' })
-    const durableAppends = () => {
-      const samples: number[] = []
-      for (let i = 0; i < 200; i++) {
-        const t = performance.now()
-        small.append('session/title', { title: 't'.repeat(250) })
-        small.flushSync()
-        samples.push(performance.now() - t)
-      }
-      return samples
-    }
-    // A fresh WAL grows with every commit (the file system allocates blocks on each fsync);
-    // once the idle checkpoint has run, later commits reuse its space, as they do in a running
-    // app, where a checkpoint follows every pause of half a second.
-    const freshSamples = durableAppends()
-    await new Promise((resolve) => setTimeout(resolve, IDLE_CHECKPOINT_WAIT_MS))
-    const appendSamples = durableAppends()
     const appendP50 = percentile(appendSamples, 50)
     figures.push(
       figure('durable append of one event (append+flush), p50', appendP50, 'ms', {
