@@ -45,7 +45,9 @@ export function useFeedWindow(
   const firstSeq = feed.events[0]?.seq
 
   // Every commit: put the view back on its anchor if the window's start moved, else take the
-  // anchor from where the view is (the virtualizer's offset, so no layout is forced here).
+  // anchor from where the view is: the scroller's own offset, not the virtualizer's, which lags
+  // a scroll set by code by a frame (its scroll event comes then). An anchor taken from it in
+  // between, once the window's start moved, put the view pages back up.
   useLayoutEffect(() => {
     const before = firstSeen.current
     firstSeen.current = firstSeq
@@ -58,7 +60,7 @@ export function useFeedWindow(
         return
       }
     }
-    anchor.current = anchorAt(virtualizer, items, virtualizer.scrollOffset ?? 0)
+    anchor.current = anchorAt(virtualizer, items, element?.scrollTop ?? 0)
   })
 
   const { hasOlder, isLoadingOlder, hasNewer, isLoadingNewer, isLoading } = feed
@@ -69,7 +71,7 @@ export function useFeedWindow(
     const wantsOlder = hasOlder && !isLoadingOlder
     const wantsNewer = hasNewer && !isLoadingNewer
     const check = () => {
-      const top = virtualizer.scrollOffset ?? element.scrollTop
+      const top = element.scrollTop
       anchor.current = anchorAt(virtualizer, items, top)
       const bottom = virtualizer.getTotalSize() - top - (virtualizer.scrollRect?.height ?? 0)
       if (wantsOlder && top < PAGE_MARGIN) void loadOlder()
