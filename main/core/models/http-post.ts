@@ -119,12 +119,7 @@ function toReply(message: IncomingMessage, signal: AbortSignal): HttpReply {
   signal.addEventListener('abort', cancel, { once: true })
   message.once('close', () => signal.removeEventListener('abort', cancel))
   let headers: Headers | undefined
-  const text = async () => {
-    const decoder = new TextDecoder()
-    let out = ''
-    for await (const chunk of body) out += decoder.decode(chunk as Uint8Array, { stream: true })
-    return out + decoder.decode()
-  }
+  const text = () => readText(body, Number.POSITIVE_INFINITY)
   return {
     status,
     ok: status >= 200 && status < 300,
@@ -154,19 +149,32 @@ function toReply(message: IncomingMessage, signal: AbortSignal): HttpReply {
  * before the connection died if it died while the body was read (the status alone then).
  */
 export async function errorBodyText(reply: HttpReply): Promise<string> {
-  let text = ''
+  const read = { text: '' }
+  try {
+    return await readText(reply.body, MAX_ERROR_BODY_BYTES, read)
+  } catch {
+    return read.text
+  }
+}
+
+/**
+ * A body as text, up to `maxBytes` (the rest is not read); `read.text` holds what came so far,
+ * for a caller that keeps it when the connection dies.
+ */
+async function readText(
+  body: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  read = { text: '' },
+): Promise<string> {
   const decoder = new TextDecoder()
   let bytes = 0
-  try {
-    for await (const chunk of reply.body) {
-      text += decoder.decode(chunk, { stream: true })
-      bytes += chunk.byteLength
-      if (bytes >= MAX_ERROR_BODY_BYTES) break
-    }
-    return text + decoder.decode()
-  } catch {
-    return text
+  for await (const chunk of body) {
+    read.text += decoder.decode(chunk, { stream: true })
+    bytes += chunk.byteLength
+    if (bytes >= maxBytes) break
   }
+  read.text += decoder.decode()
+  return read.text
 }
 
 /** The body, decompressed when the server compressed it (by `content-encoding`). */

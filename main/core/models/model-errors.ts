@@ -131,11 +131,7 @@ export function redact(text: string, apiKey: string | undefined): string {
  * decided by the caller (it knows which of its own timers or signals fired), not here.
  */
 export function classifyError(error: unknown, context: ErrorContext): ModelError {
-  const make = (
-    code: ModelErrorCode,
-    message: string,
-    extra?: { status?: number; isRetryable?: boolean; retryAfterMs?: number },
-  ): ModelError => modelError(code, redact(message, context.apiKey), extra)
+  const make = makerFor(context)
   const where = describeEndpoint(context.baseUrl)
 
   const decided = replyErrorIn(error)
@@ -157,17 +153,8 @@ export function errorInStream(
   context: ErrorContext,
   headers?: Headers,
 ): ModelError {
-  const make: Make = (code, message, extra) =>
-    modelError(code, redact(message, context.apiKey), extra)
-  return inStream(error, describeEndpoint(context.baseUrl), headers, make)
-}
-
-function inStream(
-  error: unknown,
-  where: string,
-  headers: Headers | undefined,
-  make: Make,
-): ModelError {
+  const make = makerFor(context)
+  const where = describeEndpoint(context.baseUrl)
   const serverMessage = messageOfBody(error)
   const status = numericCode(isRecord(error) ? error['code'] : undefined)
   if (status !== undefined) return fromStatus(status, serverMessage, where, headers, make)
@@ -184,12 +171,22 @@ export function errorFromStatus(
   context: ErrorContext,
   headers?: Headers,
 ): ModelError {
-  const make: Make = (code, message, extra) =>
-    modelError(code, redact(message, context.apiKey), extra)
-  return fromStatus(status, serverMessage, describeEndpoint(context.baseUrl), headers, make)
+  return fromStatus(
+    status,
+    serverMessage,
+    describeEndpoint(context.baseUrl),
+    headers,
+    makerFor(context),
+  )
 }
 
 type Make = (code: ModelErrorCode, message: string, extra?: ErrorExtra) => ModelError
+
+/** Makes this endpoint's ModelErrors, its key scrubbed from every message. */
+const makerFor =
+  (context: ErrorContext): Make =>
+  (code, message, extra) =>
+    modelError(code, redact(message, context.apiKey), extra)
 
 /** The ModelError a fetch wrapper already decided (reply-body.ts), along the cause chain. */
 function replyErrorIn(error: unknown): ModelError | undefined {
