@@ -181,4 +181,34 @@ test('a long session opens on its last message and reads older ones as the chat 
     .slice(readsBeforeJump)
     .filter((read) => isFeedRead(read) && read.tail === true)
   expect(tails.some((read) => read.toSeq === undefined)).toBe(true)
+
+  // A drag on the scroll bar that went down to the end and comes back up, still held, lets go
+  // of the end: when the rows' heights change next (the window narrows), the view stays where
+  // the user holds it rather than being pulled back down.
+  const jump = page.getByRole('button', { name: 'Jump to latest ↓' })
+  await scroller.dispatchEvent('pointerdown')
+  await scroller.evaluate((element: Scrolled) => (element.scrollTop = element.scrollHeight / 2))
+  await expect(jump).toBeVisible()
+  await scrollTo('end')
+  await expect(jump).toBeHidden()
+  await scroller.evaluate((element: Scrolled) => (element.scrollTop = element.scrollHeight / 2))
+  await expect(jump).toBeVisible()
+  const rowWidth = () =>
+    page
+      .locator('.chat-rows .chat-row')
+      .first()
+      .evaluate((row: { readonly offsetWidth: number }) => row.offsetWidth)
+  const wideRow = await rowWidth()
+  await page.setViewportSize({ width: 1024, height: 700 })
+  await expect.poll(rowWidth).toBeLessThan(wideRow)
+  // Two frames: the rows measured at the new width have been committed and laid out.
+  await page.evaluate(
+    'new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))',
+  )
+  const fromEnd = await scroller.evaluate(
+    (element: Scrolled & { readonly clientHeight: number }) =>
+      element.scrollHeight - element.scrollTop - element.clientHeight,
+  )
+  expect(fromEnd).toBeGreaterThan(1000)
+  await page.evaluate("window.dispatchEvent(new PointerEvent('pointerup'))")
 })

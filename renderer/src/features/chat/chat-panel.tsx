@@ -109,14 +109,15 @@ export function ChatPanel({
     () => ({ items, liveLength, totalSize, isWorking }),
     [items, liveLength, totalSize, isWorking],
   )
+  const isUserMoving = useUserMoving(scroller)
   const { isStuck, isAway, setStuck, handlers } = useFollowEnd(
     scroller,
     sessionId,
     content,
     feed.hasNewer,
+    isUserMoving,
   )
   useFeedWindow(scroller, virtualizer, items, feed, windowOps)
-  const isUserMoving = useUserMoving(scroller)
   const isFlying = useFlyingPast(virtualizer, items, isStuck, isUserMoving)
   useWarmRows(items, isFlying ? [] : virtualRows)
   // Back to the end (a jump, or a turn started) while the newest pages were let go: read the tail.

@@ -28,12 +28,16 @@ export interface FollowEnd {
 /**
  * `content` is what can move the end (rows, streamed text, measured heights): any change of it
  * scrolls a stuck view back down. A new `resetKey` (another session) starts stuck.
+ * `isUserMoving` is the scroll bar held or a paging key down (use-flying-past.ts): a view moved
+ * away from the end then is the user's move, even with no new press (a drag that went down to
+ * the end and comes back up without letting go).
  */
 export function useFollowEnd(
   scroller: RefObject<HTMLElement | null>,
   resetKey: string,
   content: unknown,
   hasNewer: boolean,
+  isUserMoving: boolean,
 ): FollowEnd {
   const [isStuck, setStuck] = useState(true)
   const [isAway, setAway] = useState(false)
@@ -60,6 +64,7 @@ export function useFollowEnd(
     onScroll: () => {
       const away = distance()
       if (away <= BOTTOM_SLACK && !hasNewer) setStuck(true)
+      else if (away > BOTTOM_SLACK && isUserMoving) setStuck(false)
       setAway(hasNewer || away > BOTTOM_SLACK)
     },
     onWheel: (event: WheelEvent<HTMLElement>) => {
