@@ -61,4 +61,39 @@ test('follows a live turn to its last event; scrolled up, offers the new events'
   await expect(more).toHaveCount(0)
   await expect.poll(last).toBeGreaterThan(seq + 20)
   await expect(timeline.locator(`[data-seq="${await last()}"]`)).toBeInViewport()
+
+  // Moved away from the end before the table saw it get there: the view stays where the user
+  // put it (it was pulled back to the end, and a wheel that followed was stuck there).
+  const scroller = timeline.getByTestId('timeline-scroll')
+  await scroller.evaluate((element: { scrollTop: number }) => {
+    element.scrollTop = 0
+  })
+  await expect(timeline.locator('[data-seq="0"]')).toBeInViewport()
+  const settledTop = await scroller.evaluate(
+    async (element: {
+      scrollTop: number
+      scrollHeight: number
+      addEventListener(type: 'scroll', listener: () => void, options: { once: true }): void
+    }) => {
+      const page = globalThis as unknown as { requestAnimationFrame(next: () => void): void }
+      await new Promise<void>((resolve) => {
+        element.addEventListener(
+          'scroll',
+          () => {
+            element.scrollTop = 0
+            resolve()
+          },
+          { once: true },
+        )
+        element.scrollTop = element.scrollHeight
+      })
+      // The table's own updates (its scroll handler's render and effects) run within a few frames.
+      for (let i = 0; i < 10; i++)
+        await new Promise<void>((done) => page.requestAnimationFrame(done))
+      return element.scrollTop
+    },
+  )
+  expect(settledTop).toBe(0)
+  await expect(timeline.locator('[data-seq="0"]')).toBeInViewport()
+  await expect(more).toHaveCount(0)
 })

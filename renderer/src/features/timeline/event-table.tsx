@@ -227,8 +227,17 @@ export const EventTable = memo(function EventTable({
   // the view stays and counts what arrived below it.
   const [follow, setFollow] = useState({ isFollowing: true, seenCount: rows.count })
   const latest = rows.count - 1
+  // Where the view was when last seen at the end. Following moves the view only from there: a
+  // view the user moved since, whose scroll event has not run yet, is left where it is (a wheel
+  // that began in the frame after a drag reached the end was pulled back to the end before its
+  // first scroll event, and stayed there).
+  const endTop = useRef<number | undefined>(undefined)
   useEffect(() => {
-    if (follow.isFollowing && latest >= 0) scrollToIndex(latest, 'end')
+    const element = scroller.current
+    if (!follow.isFollowing || latest < 0 || element === null) return
+    if (endTop.current !== undefined && element.scrollTop < endTop.current - 1) return
+    scrollToIndex(latest, 'end')
+    endTop.current = element.scrollTop
   }, [follow.isFollowing, latest, scrollToIndex])
   // Reads the scroller before the window renders the new rows: reading it after would make the
   // browser lay out the changed rows at once, inside the scroll event.
@@ -236,6 +245,7 @@ export const EventTable = memo(function EventTable({
     const element = scroller.current
     if (element === null) return
     const isAtEnd = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT
+    if (isAtEnd) endTop.current = element.scrollTop
     view.onScroll()
     if (isAtEnd !== follow.isFollowing) setFollow({ isFollowing: isAtEnd, seenCount: rows.count })
   }
@@ -324,7 +334,11 @@ export const EventTable = memo(function EventTable({
         <button
           type="button"
           className="tl-new-events"
-          onClick={() => setFollow({ isFollowing: true, seenCount: rows.count })}
+          onClick={() => {
+            // Asked for: from wherever the view is.
+            endTop.current = undefined
+            setFollow({ isFollowing: true, seenCount: rows.count })
+          }}
         >
           {newCount} new event{newCount === 1 ? '' : 's'}
         </button>
