@@ -91,8 +91,10 @@ export async function scrollFrameTimes(
     const isHeld = mode.kind !== 'wheel'
     if (isHeld) el.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }))
     const times = []
+    let moved = 0
     let last = performance.now()
     for (let i = 0; i <= mode.frames; i++) {
+      const before = el.scrollTop
       const max = el.scrollHeight - el.clientHeight
       const start = mode.pixels < 0 ? max : 0
       el.scrollTop =
@@ -100,14 +102,24 @@ export async function scrollFrameTimes(
         : mode.kind === 'wheel' ? (i === 0 ? start : el.scrollTop + mode.pixels)
         : Math.random() * max
       await new Promise((resolve) => requestAnimationFrame(resolve))
+      if (el.scrollTop !== before) moved++
       const now = performance.now()
       if (i > 0) times.push(now - last)
       last = now
     }
     if (isHeld) window.dispatchEvent(new PointerEvent('pointerup'))
-    return times
+    return { times, moved }
   })(${JSON.stringify({ selector, mode })})`
-  return page.evaluate<number[]>(probe)
+  const { times, moved } = await page.evaluate<{ times: number[]; moved: number }>(probe)
+  // A frame in which the view did not move has nothing to draw, and Chromium then paces frames
+  // at the display's tick: timing those would measure the tick, not the app.
+  if (moved < mode.frames / 2) {
+    throw new Error(
+      `${selector} moved in only ${moved} of ${mode.frames} frames (${mode.kind}): ` +
+        'something held the view in place, so its frame times would not be scrolling',
+    )
+  }
+  return times
 }
 
 /**
