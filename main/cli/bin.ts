@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs'
 import { enableCompileCache } from 'node:module'
 import { join } from 'node:path'
-import { userCacheDir } from './cache-dir.js'
+import { userCacheDir } from '../core/host/cache-dir.js'
 
 try {
   const dir = join(userCacheDir(), 'compile-cache')

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { databasePath, openStore } from '../core/store/index.js'
 import type { Store } from '../core/store/index.js'
+import { sandboxProbeFile } from '../core/host/cache-dir.js'
 import type { CommandContext } from './commands/command.js'
 
 /**
@@ -14,7 +15,13 @@ export function commandContext(home: string, version: string): CommandContext {
     print: (line) => process.stdout.write(`${line}\n`),
     bootHost: async (extra) => {
       const { boot, runtimeVersions } = await import('../core/host/index.js')
-      return boot({ home, version, versions: runtimeVersions(process.versions), ...extra })
+      return boot({
+        home,
+        version,
+        versions: runtimeVersions(process.versions),
+        sandboxProbeCache: sandboxProbeFile(),
+        ...extra,
+      })
     },
     withExistingStore: (body) => {
       const dbPath = databasePath(home)

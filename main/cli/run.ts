@@ -1,5 +1,4 @@
 import { realpathSync } from 'node:fs'
-import { join } from 'node:path'
 import { Session } from '../core/log/index.js'
 import type { LogEvent } from '../core/log/index.js'
 import type { Agent, TurnOutcome } from '../core/loop/agent.js'
@@ -12,7 +11,7 @@ import type { AgentSetup } from '../core/host/runtime/agent-setup.js'
 import { updateConfig } from '../core/host/settings/config.js'
 import type { Config } from '../core/host/settings/config.js'
 import { terminalApprovals } from './approval-prompt.js'
-import { userCacheDir } from './cache-dir.js'
+import { sandboxProbeFile } from '../core/host/cache-dir.js'
 import { prepareCliMcp } from './mcp-setup.js'
 import { connectTarget, resolveModel } from './model.js'
 import { repairOptions } from '../core/host/runtime/subagents.js'
@@ -50,9 +49,6 @@ export interface RunOptions {
    */
   readonly codeMode?: boolean
 }
-
-/** In the user's cache folder: the sandbox found working, so later runs need not test it. */
-const SANDBOX_PROBE_FILE = 'sandbox-probe.json'
 
 /**
  * `bridle run "prompt"`: one turn in a new or existing session, streamed to stdout (or every
@@ -104,7 +100,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
       config: opts.config,
       dataDir: opts.dataDir,
       env: opts.env,
-      sandboxProbeCache: join(userCacheDir(opts.env), SANDBOX_PROBE_FILE),
+      sandboxProbeCache: sandboxProbeFile(opts.env),
       approval: opts.approval,
       // Asked on the terminal when there is one; headless, `ask` refuses with NO_APPROVAL_CHANNEL.
       ...(asker ? { approvalChannel: asker.channel } : {}),

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { app, BrowserWindow, dialog, Menu, screen, session } from 'electron'
 import type { MenuItemConstructorOptions, BrowserWindow as Window } from 'electron'
+import { sandboxProbeFile } from '../core/host/cache-dir.js'
 import { boot, resolveHome, runtimeVersions } from '../core/host/index.js'
 import type { Host } from '../core/host/index.js'
 import { bindIpc } from './ipc.js'
@@ -94,6 +95,7 @@ export function startApp(): void {
         versions: runtimeVersions(process.versions),
         pickFolder: folderPicker(() => window),
         secretBox: keychainSecretBox(),
+        sandboxProbeCache: sandboxProbeFile(),
       })
       ipc = bindIpc(host, appUrl)
       openWindow()

@@ -28,6 +28,8 @@ export interface BootOptions {
   readonly env?: NodeJS.ProcessEnv
   /** `bridle serve --base-url URL --model M ...`: an endpoint `cli`, the default while set. */
   readonly modelOverride?: ModelOverride
+  /** Where a working sandbox is remembered between runs (`RuntimeOptions.sandboxProbeCache`). */
+  readonly sandboxProbeCache?: string
 }
 
 /**
@@ -65,6 +67,7 @@ function compose(opts: BootOptions): Host {
   const runtime = createRuntime(context, settings.service, {
     env: opts.env ?? process.env,
     mcp: mcp.service,
+    ...(opts.sandboxProbeCache === undefined ? {} : { sandboxProbeCache: opts.sandboxProbeCache }),
   })
 
   const handlers: HostHandlers = {

@@ -25,6 +25,7 @@ import type {
 import { Session } from '../../../main/core/log/index.js'
 import type { LogEvent } from '../../../main/core/log/index.js'
 import { createOpenAiCompatibleAdapter } from '../../../main/core/models/openai-compatible.js'
+import { probeSandbox } from '../../../main/core/tools/sandbox/probe.js'
 import { databasePath, openStore } from '../../../main/core/store/index.js'
 import type { Store } from '../../../main/core/store/index.js'
 import { chatRequests, startModelServer } from '../../fixtures/model-server/server.js'
@@ -649,4 +650,41 @@ describe('subagents in the app', () => {
     expect(result?.data).toMatchObject({ ok: false, error: { code: 'SUBAGENT_STOPPED' } })
     expect(turnEnds(parentId)[0]?.data).toEqual({ reason: 'completed' })
   })
+})
+
+const sandbox = await probeSandbox()
+if (!sandbox.available) console.warn(`the sandbox probe cache test is skipped: ${sandbox.why}`)
+
+describe('the sandbox probe in the app', () => {
+  // The app and `bridle serve` probed once per process and remembered nothing: each start
+  // paid the test sandbox (three spawns) before its first agent, where the CLI read it back.
+  it.skipIf(!sandbox.available)(
+    'is remembered in the file the host names, for its next start',
+    async () => {
+      const cacheFile = join(home, 'cache', 'sandbox-probe.json')
+      const own = createRuntime({ home, store, notify: () => undefined }, settings, {
+        sandboxProbeCache: cacheFile,
+      })
+      try {
+        server.enqueue('Hello.')
+        const sessionId = newSession()
+        await own.handlers['turn/send'](
+          { sessionId, requestId: 'r1', text: 'hi' },
+          { transport: 'in-process' },
+        )
+        await waitFor(
+          () => storedEvents(sessionId).some((event) => event.type === 'turn/end'),
+          'turn/end',
+        )
+        const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as {
+          entries: Record<string, { version: string }>
+        }
+        expect(Object.values(cached.entries).map((entry) => entry.version)).toEqual([
+          sandbox.available ? sandbox.version : '',
+        ])
+      } finally {
+        await own.service.close()
+      }
+    },
+  )
 })

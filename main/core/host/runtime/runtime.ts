@@ -45,6 +45,11 @@ export interface RuntimeOptions {
   readonly env?: NodeJS.ProcessEnv
   /** The host's MCP servers; absent: agents get no MCP tools. */
   readonly mcp?: McpService
+  /**
+   * Where a working sandbox is remembered between runs (`ProbeOptions.cacheFile`), so the first
+   * agent of a run skips the test sandbox; absent: each process probes once.
+   */
+  readonly sandboxProbeCache?: string
 }
 
 /** What the runtime keeps per open session. */
@@ -97,7 +102,7 @@ export function createRuntime(
   settings: SettingsService,
   opts: RuntimeOptions = {},
 ): { service: RuntimeService; handlers: HandlerGroup<RuntimeMethods> } {
-  const runtime = new Runtime(ctx, settings, opts.env ?? process.env, opts.mcp)
+  const runtime = new Runtime(ctx, settings, { ...opts, env: opts.env ?? process.env })
   return {
     service: {
       session: (sessionId) => runtime.sessions.get(sessionId).session,
@@ -130,12 +135,18 @@ class Runtime {
   private readonly notify: Notify
   private isClosing = false
 
+  private readonly env: NodeJS.ProcessEnv
+  private readonly mcp: McpService | undefined
+  private readonly sandboxProbeCache: string | undefined
+
   constructor(
     private readonly ctx: HostContext,
     private readonly settings: SettingsService,
-    private readonly env: NodeJS.ProcessEnv,
-    private readonly mcp?: McpService,
+    opts: RuntimeOptions & { readonly env: NodeJS.ProcessEnv },
   ) {
+    this.env = opts.env
+    this.mcp = opts.mcp
+    this.sandboxProbeCache = opts.sandboxProbeCache
     this.notify = safeNotifier(ctx.notify)
     this.sessions = new OpenSessions<Live>(ctx.store, this.notify, (session) => {
       const live: Live = { session, starting: 0, cancels: 0, stopTitles: () => {} }
@@ -148,7 +159,7 @@ class Runtime {
         },
         onTitled: () => this.changed(session.id),
         debug: (message) => {
-          if (env['BRIDLE_DEBUG']) console.debug(message)
+          if (this.env['BRIDLE_DEBUG']) console.debug(message)
         },
       })
       return live
@@ -446,6 +457,9 @@ class Runtime {
         config,
         dataDir: this.ctx.home,
         env: this.env,
+        ...(this.sandboxProbeCache === undefined
+          ? {}
+          : { sandboxProbeCache: this.sandboxProbeCache }),
         approval: config.approval,
         approvalChannel: this.approvals.channelFor(session),
         codeMode,

@@ -9,3 +9,11 @@ import { join } from 'node:path'
 export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'bridle')
 }
+
+/**
+ * The file that remembers a working sandbox probe (`ProbeOptions.cacheFile`), shared by the CLI,
+ * `bridle serve` and the app: its entries are keyed by the binaries and the machine they held on.
+ */
+export function sandboxProbeFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(userCacheDir(env), 'sandbox-probe.json')
+}
