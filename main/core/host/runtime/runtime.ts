@@ -102,7 +102,13 @@ export function createRuntime(
   settings: SettingsService,
   opts: RuntimeOptions = {},
 ): { service: RuntimeService; handlers: HandlerGroup<RuntimeMethods> } {
-  const runtime = new Runtime(ctx, settings, { ...opts, env: opts.env ?? process.env })
+  const runtime = new Runtime(
+    ctx,
+    settings,
+    opts.env ?? process.env,
+    opts.mcp,
+    opts.sandboxProbeCache,
+  )
   return {
     service: {
       session: (sessionId) => runtime.sessions.get(sessionId).session,
@@ -135,18 +141,13 @@ class Runtime {
   private readonly notify: Notify
   private isClosing = false
 
-  private readonly env: NodeJS.ProcessEnv
-  private readonly mcp: McpService | undefined
-  private readonly sandboxProbeCache: string | undefined
-
   constructor(
     private readonly ctx: HostContext,
     private readonly settings: SettingsService,
-    opts: RuntimeOptions & { readonly env: NodeJS.ProcessEnv },
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly mcp?: McpService,
+    private readonly sandboxProbeCache?: string,
   ) {
-    this.env = opts.env
-    this.mcp = opts.mcp
-    this.sandboxProbeCache = opts.sandboxProbeCache
     this.notify = safeNotifier(ctx.notify)
     this.sessions = new OpenSessions<Live>(ctx.store, this.notify, (session) => {
       const live: Live = { session, starting: 0, cancels: 0, stopTitles: () => {} }
@@ -159,7 +160,7 @@ class Runtime {
         },
         onTitled: () => this.changed(session.id),
         debug: (message) => {
-          if (this.env['BRIDLE_DEBUG']) console.debug(message)
+          if (env['BRIDLE_DEBUG']) console.debug(message)
         },
       })
       return live
