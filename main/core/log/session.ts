@@ -589,12 +589,10 @@ export class Session {
     // Once given up, nobody waits long again until a commit gets through.
     const isBrief = isPatient || this.busy?.hasGivenUp === true
     try {
-      this.store.write(
-        () =>
-          this.store.appendEvents(this.id, batch.rows, {
-            messages: batch.messages,
-            at: last?.at ?? this.clock(),
-          }),
+      this.store.commitEvents(
+        this.id,
+        batch.rows,
+        { messages: batch.messages, at: last?.at ?? this.clock() },
         isBrief ? { busyWaitMs: COMMIT_BUSY_WAIT_MS, isSynced } : { isSynced },
       )
     } catch (error) {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { ACTIVITY_RESOLUTION_MS } from './constants.js'
+import type { ArmedFault } from './fault.js'
 import { eventParams } from './rows.js'
 import { noSuchSession } from './sessions.js'
 import type { EventRow } from './types.js'
@@ -31,7 +32,10 @@ export class EventAppender {
     (sessionId: string, rows: readonly EventRow[], counts: { messages: number; at: number }) => void
   >
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly fault?: ArmedFault,
+  ) {
     this.tailOf = db.prepare<[string], Tail>(
       `SELECT next_seq, updated_at,
          id = (SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1) AS is_latest
@@ -50,13 +54,15 @@ export class EventAppender {
       `UPDATE sessions SET own_event_count = own_event_count + ?, next_seq = ?,
          message_count = message_count + ?, updated_at = ? WHERE id = ?`,
     )
-    // A savepoint inside the caller's write(): if anything fails, none of the batch stays, even
-    // when the caller catches the error and commits the rest of its transaction.
+    // Inside the caller's write() this is a savepoint: if anything fails, none of the batch
+    // stays, even when the caller catches the error and commits the rest of its transaction.
+    // Called on its own (`commit`), it is the whole transaction.
     this.appendAtomically = db.transaction((sessionId, rows, counts) =>
       this.appendNow(sessionId, rows, counts),
     )
   }
 
+  /** Appends inside the caller's open transaction, all or nothing; it commits with it. */
   append(
     sessionId: string,
     rows: readonly EventRow[],
@@ -69,11 +75,24 @@ export class EventAppender {
     this.appendAtomically(sessionId, rows, counts)
   }
 
+  /**
+   * Appends and commits in a transaction of its own (BEGIN IMMEDIATE): the log's commit, which
+   * is nothing but its batch, so it needs no savepoint inside (two statements fewer a commit).
+   */
+  commit(
+    sessionId: string,
+    rows: readonly EventRow[],
+    counts: { messages: number; at: number },
+  ): void {
+    this.appendAtomically.immediate(sessionId, rows, counts)
+  }
+
   private appendNow(
     sessionId: string,
     rows: readonly EventRow[],
     counts: { messages: number; at: number },
   ): void {
+    this.fault?.beforeAppend(rows.map((row) => row.type))
     const tail = this.tailOf.get(sessionId)
     if (tail === undefined) throw noSuchSession(sessionId)
     const expected = tail.next_seq

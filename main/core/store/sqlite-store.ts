@@ -90,7 +90,6 @@ export class SqliteStore implements Store {
   private readonly appender: EventAppender
   private readonly locks: SessionLocks
   private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>
-  private readonly fault: ArmedFault | undefined
   private idleCheckpoint: NodeJS.Timeout | undefined
   private indexTimer: NodeJS.Timeout | undefined
   /** Sessions this connection appended to since the search index last caught up. */
@@ -108,11 +107,10 @@ export class SqliteStore implements Store {
     clock: () => number,
     fault?: StoreFault,
   ) {
-    this.fault = fault && new ArmedFault(db, fault)
     this.sessions = new SessionTable(db)
     this.reader = new EventReader(db)
     this.index = new SearchIndex(db)
-    this.appender = new EventAppender(db)
+    this.appender = new EventAppender(db, fault && new ArmedFault(db, fault))
     this.locks = new SessionLocks(db, clock)
     // better-sqlite3 turns a call made inside another transaction into a savepoint, which gives
     // write() its nesting contract; a body that returns a promise is refused by the library.
@@ -128,28 +126,55 @@ export class SqliteStore implements Store {
   }
 
   write<T>(body: () => T, opts: WriteOptions = {}): T {
-    const isOutermost = !this.db.inTransaction
+    // A nested write joins the outer transaction (a savepoint); only the outermost one commits.
+    if (this.db.inTransaction) return this.inTransaction(() => this.transaction(body) as T, {})
+    const changesBefore = this.totalChanges.get()
+    const result = this.inTransaction(() => this.transaction.immediate(body) as T, opts)
+    this.afterCommit(this.totalChanges.get() !== changesBefore, opts)
+    return result
+  }
+
+  commitEvents(
+    sessionId: string,
+    rows: readonly EventRow[],
+    counts: { messages: number; at: number },
+    opts: WriteOptions = {},
+  ): void {
+    // Inside a write it joins that write, whose commit is the caller's.
+    if (this.db.inTransaction || rows.length === 0) {
+      this.write(() => this.appendEvents(sessionId, rows, counts), opts)
+      return
+    }
+    this.unindexed.add(sessionId)
+    this.inTransaction(() => this.appender.commit(sessionId, rows, counts), opts)
+    this.afterCommit(true, opts)
+  }
+
+  /**
+   * Runs `start`, which opens a transaction (or a savepoint) and commits it, with the lock wait
+   * and fsync the options ask for, and says what went wrong in the store's words.
+   */
+  private inTransaction<T>(start: () => T, opts: WriteOptions): T {
     const wait = opts.busyWaitMs ?? DEFAULT_BUSY_TIMEOUT_MS
-    const isSynced = !isOutermost || (opts.isSynced ?? true)
-    if (isOutermost) this.waitForLocks(wait)
+    const isSynced = opts.isSynced ?? true
+    if (!this.db.inTransaction) this.waitForLocks(wait)
     // The connection rests at synchronous=FULL (docs/ARCHITECTURE.md 3.1); an unsynced write
     // lowers it for its own commit only.
     if (!isSynced) this.db.pragma('synchronous = NORMAL')
-    const changesBefore = isOutermost ? this.totalChanges.get() : 0
-    let result: T
     try {
-      result = this.transaction.immediate(body) as T
+      return start()
     } catch (error) {
       throw classifyStoreFailure(error, this.path, wait) ?? error
     } finally {
       if (!isSynced) this.db.pragma('synchronous = FULL')
     }
-    if (isOutermost) {
-      if (this.totalChanges.get() !== changesBefore) this.countCommit(isSynced)
-      this.scheduleCheckpoint()
-      this.indexSoon()
-    }
-    return result
+  }
+
+  /** After an outermost commit: the counters, then the idle checkpoint and index catch-up. */
+  private afterCommit(isChanged: boolean, opts: WriteOptions): void {
+    if (isChanged) this.countCommit(opts.isSynced ?? true)
+    this.scheduleCheckpoint()
+    this.indexSoon()
   }
 
   /** Commits and fsync-bearing commits since this store opened. */
@@ -266,7 +291,6 @@ export class SqliteStore implements Store {
     rows: readonly EventRow[],
     counts: { messages: number; at: number },
   ): void {
-    if (this.fault && this.db.inTransaction) this.fault.beforeAppend(rows.map((row) => row.type))
     this.appender.append(sessionId, rows, counts)
     if (rows.length > 0) this.unindexed.add(sessionId)
   }

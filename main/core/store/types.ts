@@ -194,6 +194,17 @@ export interface Store {
     rows: readonly EventRow[],
     counts: { messages: number; at: number },
   ): void
+  /**
+   * `write(() => appendEvents(sessionId, rows, counts), opts)`, the log's commit. Outside any
+   * write it is a transaction of its own that needs neither the savepoint nor the check of what
+   * changed that a general `write` makes; inside one it joins it, as that call would.
+   */
+  commitEvents(
+    sessionId: string,
+    rows: readonly EventRow[],
+    counts: { messages: number; at: number },
+    opts?: WriteOptions,
+  ): void
 
   /** The stretches of storage that make up a session's history, oldest first (the fork chain). */
   segments(sessionId: string): readonly Segment[]

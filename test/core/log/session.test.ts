@@ -103,7 +103,7 @@ describe('append', () => {
 
   it('commits the events of one tick in one transaction and notifies only after the commit', async () => {
     const session = Session.create(store, { projectDir: '/p' })
-    const write = vi.spyOn(store, 'write')
+    const commit = vi.spyOn(store, 'commitEvents')
     const reader = home.open()
     const seenOnDisk: number[] = []
     session.subscribe((event) => {
@@ -115,7 +115,7 @@ describe('append', () => {
       session.append('inbox/queued', { requestId: `r${i}`, message: 'm', wake: false })
     expect(seenOnDisk).toEqual([])
     await new Promise((resolve) => setImmediate(resolve))
-    expect(write).toHaveBeenCalledTimes(1)
+    expect(commit).toHaveBeenCalledTimes(1)
     expect(seenOnDisk).toHaveLength(50)
     expect(seenOnDisk.every((n) => n === 1)).toBe(true)
   })
@@ -147,7 +147,7 @@ describe('append', () => {
     const messagesBefore = session.deriveMessages()
     const heard = vi.fn()
     session.subscribe(heard)
-    vi.spyOn(store, 'appendEvents').mockImplementationOnce(() => {
+    vi.spyOn(store, 'commitEvents').mockImplementationOnce(() => {
       throw new Error('disk full')
     })
     session.append('inbox/queued', { requestId: 'lost', message: 'm', wake: true })

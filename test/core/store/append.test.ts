@@ -164,6 +164,52 @@ describe('appendEvents', () => {
   })
 })
 
+describe('commitEvents', () => {
+  it('commits a batch on its own, synced or not, and counts it as write would', () => {
+    const store = storeWithSession()
+    const before = store.counters()
+    store.commitEvents('s', [row('s', 0), row('s', 1)], { messages: 1, at: 50 })
+    store.commitEvents('s', [row('s', 2)], { messages: 0, at: 60 }, { isSynced: false })
+    store.commitEvents('s', [], { messages: 0, at: 70 })
+    expect(store.counters()).toEqual({
+      commits: before.commits + 2,
+      syncedCommits: before.syncedCommits + 1,
+    })
+    expect(onDisk(store, (db) => db.prepare('SELECT seq FROM events').pluck().all())).toEqual([
+      0, 1, 2,
+    ])
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 3, ownEventCount: 3, messageCount: 1 })
+    // The connection is back at synchronous=FULL (2) after the unsynced commit.
+    expect(store.pragmas()['synchronous']).toBe(2)
+  })
+
+  it('refuses a stale batch and leaves nothing behind', () => {
+    const store = storeWithSession()
+    store.commitEvents('s', [row('s', 0)], { messages: 0, at: 50 })
+    expect(codeOf(() => store.commitEvents('s', [row('s', 0)], { messages: 0, at: 60 }))).toBe(
+      'STALE_WRITER',
+    )
+    expect(
+      codeOf(() => store.commitEvents('s', [row('s', 1), row('s', 3)], { messages: 0, at: 60 })),
+    ).toBe('STALE_WRITER')
+    expect(store.readEvents('s').map((r) => r.seq)).toEqual([0])
+    expect(store.getSession('s')?.nextSeq).toBe(1)
+  })
+
+  it('inside a write joins it, and is rolled back with it', () => {
+    const store = storeWithSession()
+    expect(() =>
+      store.write(() => {
+        store.commitEvents('s', [row('s', 0)], { messages: 0, at: 50 })
+        expect(store.readEvents('s')).toHaveLength(1)
+        throw new Error('the caller changes its mind')
+      }),
+    ).toThrow('the caller changes its mind')
+    expect(store.readEvents('s')).toEqual([])
+    expect(store.getSession('s')?.nextSeq).toBe(0)
+  })
+})
+
 describe('the events table is append-only', () => {
   it('UPDATE and DELETE of event rows raise, through any connection', () => {
     const store = storeWithSession()
