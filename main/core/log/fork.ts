@@ -49,7 +49,7 @@ export function forkSession(
       createdAt: at,
       ...(opts.spawnedBy === undefined ? {} : { spawnedBy: opts.spawnedBy }),
     })
-    if (rows.length > 0) store.appendEvents(id, rows, { messages: 0, at })
+    if (rows.length > 0) store.appendEvents(id, rows)
   })
   return id
 }

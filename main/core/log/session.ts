@@ -5,7 +5,6 @@ import type { EventRow, SessionRow, Store } from '../store/types.js'
 import { StoreError } from '../store/types.js'
 import { buildEvent } from './build.js'
 import { LogError } from './errors.js'
-import { countsAsMessage } from '../../../protocol/events.js'
 import type { Attachment } from '../../../protocol/attachments.js'
 import type {
   EventDataInput,
@@ -88,7 +87,6 @@ interface Batch {
   readonly lifecycle: unknown
   readonly surface: SurfaceMark
   readonly length: number
-  messages: number
 }
 
 interface InboxEntry {
@@ -307,7 +305,6 @@ export class Session {
     this.applyProjections(event, batch)
     batch.rows.push(eventToRow(this.id, event, built.text))
     batch.events.push(event)
-    if (countsAsMessage(event.type, event.data)) batch.messages++
     this.scheduleCommit()
     return built.event
   }
@@ -527,7 +524,6 @@ export class Session {
       lifecycle: this.lifecycle.snapshot(),
       surface: this.surface.mark(),
       length: this.events.length,
-      messages: 0,
     }
     return this.batch
   }
@@ -585,14 +581,12 @@ export class Session {
     const batch = this.batch
     if (!batch) return 'done'
     this.batch = undefined
-    const last = batch.events.at(-1)
     // Once given up, nobody waits long again until a commit gets through.
     const isBrief = isPatient || this.busy?.hasGivenUp === true
     try {
       this.store.commitEvents(
         this.id,
         batch.rows,
-        { messages: batch.messages, at: last?.at ?? this.clock() },
         isBrief ? { busyWaitMs: COMMIT_BUSY_WAIT_MS, isSynced } : { isSynced },
       )
     } catch (error) {

@@ -1,129 +1,71 @@
 import type Database from 'better-sqlite3'
-import { ACTIVITY_RESOLUTION_MS } from './constants.js'
 import type { ArmedFault } from './fault.js'
-import { eventParams } from './rows.js'
+import { eventParams, NEXT_SEQ_OF_SESSION } from './rows.js'
 import { noSuchSession } from './sessions.js'
 import type { EventRow } from './types.js'
 import { StoreError } from './types.js'
 
 type EventParams = ReturnType<typeof eventParams>
 
-interface Tail {
-  next_seq: number
-  updated_at: number
-  /** Whether the session is first in the sessions list's order (most recent activity). */
-  is_latest: 0 | 1
-}
-
 /**
- * The hot path: appends a batch of one session's rows with reused prepared statements, checks
- * the seq against the stored tail first (a stale writer fails loudly instead of leaving a gap,
- * docs/ARCHITECTURE.md 3.3), and updates the session's counters in the same transaction. The
- * search index is not written here: it catches up in a batch of its own after the commit
- * (SearchIndex.catchUp), and the session's activity time moves only in whole seconds
- * (ACTIVITY_RESOLUTION_MS), so a durable append writes the event's pages and the session's row.
+ * The hot path: appends a batch of one session's rows with reused prepared statements, and
+ * checks the seq against the stored tail first (a stale writer fails loudly instead of leaving a
+ * gap, docs/ARCHITECTURE.md 3.3). It writes the rows and nothing else: the search index and the
+ * session's summary catch up in a batch of their own after the commit (catch-up.ts), and the
+ * session's length is read from its rows, so a durable append writes the event's pages alone.
  */
 export class EventAppender {
-  private readonly tailOf: Database.Statement<[string], Tail>
+  private readonly tailOf: Database.Statement<[string], number>
   private readonly insert: Database.Statement<EventParams>
-  private readonly bump: Database.Statement<[number, number, number, string]>
-  private readonly bumpWithActivity: Database.Statement<[number, number, number, number, string]>
   private readonly appendAtomically: Database.Transaction<
-    (sessionId: string, rows: readonly EventRow[], counts: { messages: number; at: number }) => void
+    (sessionId: string, rows: readonly EventRow[]) => void
   >
 
   constructor(
     private readonly db: Database.Database,
     private readonly fault?: ArmedFault,
   ) {
-    this.tailOf = db.prepare<[string], Tail>(
-      `SELECT next_seq, updated_at,
-         id = (SELECT id FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 1) AS is_latest
-       FROM sessions WHERE id = ?`,
-    )
+    this.tailOf = db
+      .prepare<[string], number>(`SELECT ${NEXT_SEQ_OF_SESSION} FROM sessions WHERE id = ?`)
+      .pluck()
     this.insert = db.prepare(
       'INSERT INTO events (session_id, seq, type, v, turn, step, at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    )
-    // Two statements, not one with a CASE: SQLite rewrites the index of every column an UPDATE
-    // names, even to the same value.
-    this.bump = db.prepare(
-      `UPDATE sessions SET own_event_count = own_event_count + ?, next_seq = ?,
-         message_count = message_count + ? WHERE id = ?`,
-    )
-    this.bumpWithActivity = db.prepare(
-      `UPDATE sessions SET own_event_count = own_event_count + ?, next_seq = ?,
-         message_count = message_count + ?, updated_at = ? WHERE id = ?`,
     )
     // Inside the caller's write() this is a savepoint: if anything fails, none of the batch
     // stays, even when the caller catches the error and commits the rest of its transaction.
     // Called on its own (`commit`), it is the whole transaction.
-    this.appendAtomically = db.transaction((sessionId, rows, counts) =>
-      this.appendNow(sessionId, rows, counts),
-    )
+    this.appendAtomically = db.transaction((sessionId, rows) => this.appendNow(sessionId, rows))
   }
 
   /** Appends inside the caller's open transaction, all or nothing; it commits with it. */
-  append(
-    sessionId: string,
-    rows: readonly EventRow[],
-    counts: { messages: number; at: number },
-  ): void {
+  append(sessionId: string, rows: readonly EventRow[]): void {
     if (!this.db.inTransaction) {
       throw new Error('appendEvents must be called inside store.write(): the batch commits with it')
     }
     if (rows.length === 0) return
-    this.appendAtomically(sessionId, rows, counts)
+    this.appendAtomically(sessionId, rows)
   }
 
   /**
    * Appends and commits in a transaction of its own (BEGIN IMMEDIATE): the log's commit, which
    * is nothing but its batch, so it needs no savepoint inside (two statements fewer a commit).
    */
-  commit(
-    sessionId: string,
-    rows: readonly EventRow[],
-    counts: { messages: number; at: number },
-  ): void {
-    this.appendAtomically.immediate(sessionId, rows, counts)
+  commit(sessionId: string, rows: readonly EventRow[]): void {
+    this.appendAtomically.immediate(sessionId, rows)
   }
 
-  private appendNow(
-    sessionId: string,
-    rows: readonly EventRow[],
-    counts: { messages: number; at: number },
-  ): void {
+  private appendNow(sessionId: string, rows: readonly EventRow[]): void {
     this.fault?.beforeAppend(rows.map((row) => row.type))
-    const tail = this.tailOf.get(sessionId)
-    if (tail === undefined) throw noSuchSession(sessionId)
-    const expected = tail.next_seq
-    checkBatch(sessionId, rows, expected, counts)
+    const expected = this.tailOf.get(sessionId)
+    if (expected === undefined) throw noSuchSession(sessionId)
+    checkBatch(sessionId, rows, expected)
     for (const row of rows) this.insert.run(...eventParams(row))
-    const next = expected + rows.length
-    if (movesActivity(tail, counts.at)) {
-      this.bumpWithActivity.run(rows.length, next, counts.messages, counts.at, sessionId)
-    } else this.bump.run(rows.length, next, counts.messages, sessionId)
   }
-}
-
-/**
- * Whether an append at `at` rewrites the session's activity time: when it is a second or more
- * away from the stored one, or when another session is ahead of this one in the list (so the
- * session being written to always comes first, as it would with exact times).
- */
-function movesActivity(tail: Tail, at: number): boolean {
-  return tail.is_latest === 0 || Math.abs(at - tail.updated_at) >= ACTIVITY_RESOLUTION_MS
 }
 
 /** Checks the whole batch before the first insert, so a refusal writes nothing at all. */
-function checkBatch(
-  sessionId: string,
-  rows: readonly EventRow[],
-  expected: number,
-  counts: { messages: number; at: number },
-): void {
+function checkBatch(sessionId: string, rows: readonly EventRow[], expected: number): void {
   const invalid = (why: string) => new StoreError('INVALID_ROW', `session ${sessionId}: ${why}`)
-  if (!isCount(counts.messages)) throw invalid(`counts.messages must be a non-negative integer`)
-  if (!Number.isSafeInteger(counts.at)) throw invalid('counts.at must be an integer (epoch ms)')
   for (const [index, row] of rows.entries()) {
     const seq = expected + index
     if (row.seq !== seq) {

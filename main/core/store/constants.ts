@@ -32,11 +32,3 @@ export const SNIPPET_CLOSE = '»'
 export const SNIPPET_ELLIPSIS = '…'
 /** Tokens of context a snippet shows around its hits. */
 export const SNIPPET_TOKENS = 16
-
-/**
- * A session's `updated_at` moves only when the append's time is this far from the stored one.
- * It is indexed (sessions_by_activity, the sessions list's order), so rewriting it on every
- * append added an index page to each durable commit; a second is finer than the list shows. A
- * session that another one is ahead of in the list moves at once (see the appender).
- */
-export const ACTIVITY_RESOLUTION_MS = 1000

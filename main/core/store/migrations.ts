@@ -96,6 +96,18 @@ ALTER TABLE sessions ADD COLUMN indexed_seq INTEGER NOT NULL DEFAULT 0;
 UPDATE sessions SET indexed_seq = next_seq;
 `
 
+/**
+ * The session's summary leaves the append's commit: its message count and activity time are
+ * brought up to its rows in the background batch that indexes them (catch-up.ts), up to
+ * `summarized_seq`, so that a durable append writes the event's pages and not the session's row.
+ * A session's length is read from its rows (its largest seq), so `own_event_count` goes, and
+ * `next_seq`, exact up to now, becomes the summary's mark.
+ */
+const V5_SCHEMA = `
+ALTER TABLE sessions RENAME COLUMN next_seq TO summarized_seq;
+ALTER TABLE sessions DROP COLUMN own_event_count;
+`
+
 interface BackfillRow {
   session_id: string
   seq: number
@@ -147,6 +159,12 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: 'search indexed in a background batch, with a high-water mark per session',
     up: (db) => db.exec(V4_SCHEMA),
+  },
+  {
+    version: 5,
+    description:
+      "the session's summary caught up in the background batch, its length read from its rows",
+    up: (db) => db.exec(V5_SCHEMA),
   },
 ]
 

@@ -4,8 +4,17 @@
  */
 import type { EventRow, SearchHit, SessionRow } from './types.js'
 
-export const SESSION_COLUMNS =
-  'id, parent_id, fork_seq, title, project_dir, created_at, updated_at, own_event_count, next_seq, message_count, deleted_at, spawned_by, spawned_by_call'
+/**
+ * The next seq a session writes, from its rows: one seek to its largest seq in the events' key
+ * (a fork without rows of its own continues at its fork point). Read, never stored, so that an
+ * append does not rewrite the session's row and every connection sees the length committed.
+ */
+export const NEXT_SEQ_OF_SESSION =
+  'coalesce((SELECT max(seq) + 1 FROM events WHERE events.session_id = sessions.id), sessions.fork_seq, 0)'
+
+export const SESSION_COLUMNS = `id, parent_id, fork_seq, title, project_dir, created_at, updated_at,
+  ${NEXT_SEQ_OF_SESSION} AS next_seq, message_count, summarized_seq, deleted_at, spawned_by,
+  spawned_by_call`
 
 export interface SessionRecord {
   id: string
@@ -15,9 +24,9 @@ export interface SessionRecord {
   project_dir: string
   created_at: number
   updated_at: number
-  own_event_count: number
   next_seq: number
   message_count: number
+  summarized_seq: number
   deleted_at: number | null
   spawned_by: string | null
   spawned_by_call: string | null
@@ -32,7 +41,8 @@ export function toSessionRow(record: SessionRecord): SessionRow {
     projectDir: record.project_dir,
     createdAt: record.created_at,
     updatedAt: record.updated_at,
-    ownEventCount: record.own_event_count,
+    // A session's own rows run without a gap from its fork point (or 0) to its end.
+    ownEventCount: record.next_seq - (record.fork_seq ?? 0),
     nextSeq: record.next_seq,
     messageCount: record.message_count,
     deletedAt: record.deleted_at ?? null,

@@ -6,15 +6,6 @@ import { toSearchHit } from './rows.js'
 import { storedSearchText } from './search-text.js'
 import type { SearchHit } from './types.js'
 
-/** Rows read per query while catching up: bounds the memory of a large backlog. */
-const CATCH_UP_PAGE = 500
-
-interface PendingRow {
-  readonly seq: number
-  readonly type: string
-  readonly data: string
-}
-
 /** The text column's index in events_fts (session_id, seq, text), for snippet(). */
 const TEXT_COLUMN = 2
 
@@ -29,19 +20,14 @@ const FROM = `FROM events_fts
 const ORDER = 'ORDER BY events_fts.rank, events_fts.session_id, events_fts.seq LIMIT ?'
 
 /**
- * The full-text index over events (schema v2). It lags the log: `catchUp` indexes the rows above
- * each session's high-water mark (`sessions.indexed_seq`, schema v4) and moves the mark, in the
- * caller's transaction, so an index row and its mark commit together. The store runs it in a
- * background batch after appends, at open (what a crash left unindexed) and before every search,
- * so a search finds every committed event. Rows are never changed, like the events they index.
- * Search leaves out trashed sessions.
+ * The full-text index over events (schema v2). It lags the log: the rows above each session's
+ * `sessions.indexed_seq` are added by the catch-up batch (catch-up.ts), which the store runs
+ * after appends, at open (what a crash left unindexed) and before every search, so a search finds
+ * every committed event. Rows are never changed, like the events they index. Search leaves out
+ * trashed sessions.
  */
 export class SearchIndex {
   private readonly insert: Database.Statement<[string, number, string]>
-  private readonly markOf: Database.Statement<[string], { indexed_seq: number; next_seq: number }>
-  private readonly pendingRows: Database.Statement<[string, number, number], PendingRow>
-  private readonly setMark: Database.Statement<[number, string]>
-  private readonly behind: Database.Statement<[], string>
   private readonly everywhere: Database.Statement<
     [string, string, string, number, string, number],
     SearchRecord
@@ -53,49 +39,16 @@ export class SearchIndex {
 
   constructor(db: Database.Database) {
     this.insert = db.prepare('INSERT INTO events_fts (session_id, seq, text) VALUES (?, ?, ?)')
-    this.markOf = db.prepare('SELECT indexed_seq, next_seq FROM sessions WHERE id = ?')
-    this.pendingRows = db.prepare(
-      'SELECT seq, type, data FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?',
-    )
-    this.setMark = db.prepare('UPDATE sessions SET indexed_seq = ? WHERE id = ?')
-    this.behind = db
-      .prepare<[], string>('SELECT id FROM sessions WHERE indexed_seq < next_seq')
-      .pluck()
     this.everywhere = db.prepare(`SELECT ${HIT_COLUMNS} ${FROM} ${ORDER}`)
     this.inSession = db.prepare(
       `SELECT ${HIT_COLUMNS} ${FROM} AND events_fts.session_id = ? ${ORDER}`,
     )
   }
 
-  /**
-   * Indexes the rows of `sessionIds` (default: every session behind its mark) that are not yet
-   * indexed, and returns how many rows it read. Must run inside a write transaction; the mark is
-   * read inside it, so two connections catching up the same session index each row once.
-   */
-  catchUp(sessionIds: Iterable<string> = this.behind.all()): number {
-    let read = 0
-    for (const sessionId of sessionIds) {
-      const marks = this.markOf.get(sessionId)
-      if (marks === undefined) continue // a session id that a rolled-back write never created
-      let mark = marks.indexed_seq
-      while (mark < marks.next_seq) {
-        const rows = this.pendingRows.all(sessionId, mark, CATCH_UP_PAGE)
-        for (const row of rows) {
-          const text = storedSearchText(row.type, row.data)
-          if (text !== undefined) this.insert.run(sessionId, row.seq, text)
-        }
-        read += rows.length
-        // A fork's own rows start at its fork seq: the seqs below are its parent's, not missing.
-        mark = rows.length < CATCH_UP_PAGE ? marks.next_seq : (rows.at(-1)?.seq ?? mark) + 1
-      }
-      if (mark !== marks.indexed_seq) this.setMark.run(mark, sessionId)
-    }
-    return read
-  }
-
-  /** Whether any session has rows the index has not caught up with. */
-  isBehind(): boolean {
-    return this.behind.get() !== undefined
+  /** Indexes one event row, if it has text worth finding; in the caller's transaction. */
+  add(sessionId: string, seq: number, type: string, data: string): void {
+    const text = storedSearchText(type, data)
+    if (text !== undefined) this.insert.run(sessionId, seq, text)
   }
 
   /** Plain words, all of which must appear (see toFtsQuery); best matches first. */

@@ -34,10 +34,17 @@ export class SessionTable {
   private readonly updateDeleted: Database.Statement<[number | null, string]>
   private readonly pages = new Map<string, Database.Statement>()
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    /**
+     * Brings the summaries of these sessions up to their rows (catch-up.ts); false if it could
+     * not (inside a write, or another program holds the lock), and the rows are read as they are.
+     */
+    private readonly catchUp: (sessionIds: readonly string[]) => boolean,
+  ) {
     this.byId = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`)
     this.insert = db.prepare(
-      `INSERT INTO sessions (id, parent_id, fork_seq, title, project_dir, created_at, updated_at, next_seq, spawned_by, spawned_by_call)
+      `INSERT INTO sessions (id, parent_id, fork_seq, title, project_dir, created_at, updated_at, summarized_seq, spawned_by, spawned_by_call)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.spawnedBy = db.prepare(
@@ -51,7 +58,10 @@ export class SessionTable {
   }
 
   get(id: string): SessionRow | undefined {
-    const record = this.byId.get(id)
+    const [record] = this.settled(() => {
+      const found = this.byId.get(id)
+      return found === undefined ? [] : [found]
+    })
     return record === undefined ? undefined : toSessionRow(record)
   }
 
@@ -60,7 +70,9 @@ export class SessionTable {
     const chain: SessionRow[] = []
     let next: string | null = id
     while (next !== null) {
-      const session = this.get(next)
+      // The chain needs no summary: every read of a history walks it, and must not write.
+      const record = this.byId.get(next)
+      const session = record === undefined ? undefined : toSessionRow(record)
       if (session === undefined) {
         if (chain.length === 0) throw noSuchSession(id)
         throw new StoreError(
@@ -106,7 +118,7 @@ export class SessionTable {
       session.projectDir,
       session.createdAt,
       session.createdAt,
-      // A fork continues its history at the fork point; the prefix stays in the ancestors.
+      // A fork's own rows start at the fork point; the prefix stays in the ancestors.
       session.forkSeq ?? 0,
       session.spawnedBy?.sessionId ?? null,
       session.spawnedBy?.callId ?? null,
@@ -115,10 +127,11 @@ export class SessionTable {
 
   /** The subagents `sessionId` started (with `callId`: that call's), oldest first. */
   spawned(sessionId: string, callId?: string): SessionRow[] {
-    const records =
+    const records = this.settled(() =>
       callId === undefined
         ? this.spawnedBy.all(sessionId)
-        : this.spawnedByCall.all(sessionId, callId)
+        : this.spawnedByCall.all(sessionId, callId),
+    )
     return records.map(toSessionRow)
   }
 
@@ -138,7 +151,9 @@ export class SessionTable {
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`
     const sql = `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY updated_at DESC, id DESC LIMIT ?`
     // One more than asked for tells whether another page exists without a COUNT.
-    const records = this.page(sql).all(...params, opts.limit + 1) as SessionRecord[]
+    const records = this.settled(
+      () => this.page(sql).all(...params, opts.limit + 1) as SessionRecord[],
+    )
     const items = records.slice(0, opts.limit).map(toSessionRow)
     const last = items.at(-1)
     const hasMore = records.length > opts.limit && last !== undefined
@@ -152,7 +167,7 @@ export class SessionTable {
     const { conditions, params } = filterConditions(filter)
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`
     const sql = `SELECT ${SESSION_COLUMNS} FROM sessions ${where} ORDER BY created_at, id`
-    return (this.page(sql).all(...params) as SessionRecord[]).map(toSessionRow)
+    return this.settled(() => this.page(sql).all(...params) as SessionRecord[]).map(toSessionRow)
   }
 
   setTitle(id: string, title: string | null, at: number): void {
@@ -161,6 +176,19 @@ export class SessionTable {
 
   setDeleted(id: string, deletedAt: number | null): void {
     if (this.updateDeleted.run(deletedAt, id).changes === 0) throw noSuchSession(id)
+  }
+
+  /**
+   * Runs a read of session rows; if the summary of any is behind its rows (appended a moment
+   * ago, by this connection or another), catches those up and reads again, so a summary read is
+   * exact whenever the catch-up can run.
+   */
+  private settled(read: () => SessionRecord[]): SessionRecord[] {
+    const records = read()
+    const behind = records
+      .filter((record) => record.summarized_seq < record.next_seq)
+      .map((record) => record.id)
+    return behind.length > 0 && this.catchUp(behind) ? read() : records
   }
 
   private page(sql: string): Database.Statement {

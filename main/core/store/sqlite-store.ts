@@ -12,6 +12,7 @@ import { userVersion } from './migrations.js'
 import { openDatabase } from './open.js'
 import type { PragmaReport } from './pragmas.js'
 import { readPragmas } from './pragmas.js'
+import { CatchUp } from './catch-up.js'
 import { SearchIndex } from './search.js'
 import { SessionTable } from './sessions.js'
 import type {
@@ -62,10 +63,11 @@ export function openStore(path: string, opts: StoreOptions = {}): SqliteStore {
 /** The WAL is checkpointed this long after the last write. */
 const IDLE_CHECKPOINT_MS = 500
 /**
- * The search index catches up this long after the first append it has not seen: a step's
- * events are indexed in one batch, and a search in between catches up first anyway.
+ * The search index and the sessions' summaries catch up this long after the first append they
+ * have not seen: a step's events are taken up in one batch, and a search or a read of the
+ * summaries in between catches up first anyway.
  */
-const INDEX_DELAY_MS = 200
+const CATCH_UP_DELAY_MS = 200
 /** The inline checkpoint backstop: about 40 MB of WAL at 4 KB pages. */
 const WAL_AUTOCHECKPOINT_PAGES = 10_000
 /** After a checkpoint the WAL file is truncated back to at most this size. */
@@ -87,13 +89,14 @@ export class SqliteStore implements Store {
   private readonly sessions: SessionTable
   private readonly reader: EventReader
   private readonly index: SearchIndex
+  private readonly catchUp: CatchUp
   private readonly appender: EventAppender
   private readonly locks: SessionLocks
   private readonly transaction: Database.Transaction<(body: () => unknown) => unknown>
   private idleCheckpoint: NodeJS.Timeout | undefined
-  private indexTimer: NodeJS.Timeout | undefined
-  /** Sessions this connection appended to since the search index last caught up. */
-  private readonly unindexed = new Set<string>()
+  private catchUpTimer: NodeJS.Timeout | undefined
+  /** Sessions this connection appended to since their index and summary last caught up. */
+  private readonly behind = new Set<string>()
   /** Whether a commit since the last synced one skipped its fsync (what `sync()` makes good). */
   private hasUnsyncedCommits = false
   private readonly totalChanges: Database.Statement<[], number>
@@ -107,9 +110,10 @@ export class SqliteStore implements Store {
     clock: () => number,
     fault?: StoreFault,
   ) {
-    this.sessions = new SessionTable(db)
+    this.sessions = new SessionTable(db, (ids) => this.catchUpNow(ids, 0))
     this.reader = new EventReader(db)
     this.index = new SearchIndex(db)
+    this.catchUp = new CatchUp(db, this.index)
     this.appender = new EventAppender(db, fault && new ArmedFault(db, fault))
     this.locks = new SessionLocks(db, clock)
     // better-sqlite3 turns a call made inside another transaction into a savepoint, which gives
@@ -121,8 +125,8 @@ export class SqliteStore implements Store {
     db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
     this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck()
-    // What a crash (or another process's crash) left unindexed.
-    this.indexNow(undefined, DEFAULT_BUSY_TIMEOUT_MS)
+    // What a crash (or another process's crash) left behind the marks.
+    this.catchUpNow(undefined, DEFAULT_BUSY_TIMEOUT_MS)
   }
 
   write<T>(body: () => T, opts: WriteOptions = {}): T {
@@ -134,19 +138,14 @@ export class SqliteStore implements Store {
     return result
   }
 
-  commitEvents(
-    sessionId: string,
-    rows: readonly EventRow[],
-    counts: { messages: number; at: number },
-    opts: WriteOptions = {},
-  ): void {
+  commitEvents(sessionId: string, rows: readonly EventRow[], opts: WriteOptions = {}): void {
     // Inside a write it joins that write, whose commit is the caller's.
     if (this.db.inTransaction || rows.length === 0) {
-      this.write(() => this.appendEvents(sessionId, rows, counts), opts)
+      this.write(() => this.appendEvents(sessionId, rows), opts)
       return
     }
-    this.unindexed.add(sessionId)
-    this.inTransaction(() => this.appender.commit(sessionId, rows, counts), opts)
+    this.behind.add(sessionId)
+    this.inTransaction(() => this.appender.commit(sessionId, rows), opts)
     this.afterCommit(true, opts)
   }
 
@@ -174,7 +173,7 @@ export class SqliteStore implements Store {
   private afterCommit(isChanged: boolean, opts: WriteOptions): void {
     if (isChanged) this.countCommit(opts.isSynced ?? true)
     this.scheduleCheckpoint()
-    this.indexSoon()
+    this.catchUpSoon()
   }
 
   /** Commits and fsync-bearing commits since this store opened. */
@@ -223,39 +222,43 @@ export class SqliteStore implements Store {
     }
   }
 
-  private indexSoon(): void {
-    if (this.indexTimer !== undefined || this.unindexed.size === 0 || !this.db.open) return
-    this.indexTimer = setTimeout(() => {
-      this.indexTimer = undefined
-      this.indexNow(this.unindexed, 0)
-    }, INDEX_DELAY_MS)
-    this.indexTimer.unref()
+  private catchUpSoon(): void {
+    if (this.catchUpTimer !== undefined || this.behind.size === 0 || !this.db.open) return
+    this.catchUpTimer = setTimeout(() => {
+      this.catchUpTimer = undefined
+      this.catchUpNow(this.behind, 0)
+    }, CATCH_UP_DELAY_MS)
+    this.catchUpTimer.unref()
   }
 
   /**
-   * Brings the search index up to the log for `sessionIds` (undefined: every session behind),
-   * in one transaction of its own. It commits with synchronous=NORMAL: no fsync of its own, since
-   * the index is derived; if a crash loses it, its high-water mark is lost with it and the next
-   * open indexes those rows again. Never throws: a batch that fails (a held lock, a full disk) is
-   * tried again later, and the next search or open catches up anyway. Outside open it does not
-   * wait for another program's lock (`busyWaitMs` 0): the index must never block the loop.
+   * Brings the search index and the sessions' summaries up to the log for `sessionIds`
+   * (undefined: every session behind), in one transaction of its own. It commits with
+   * synchronous=NORMAL: no fsync of its own, since both are derived; if a crash loses it, its
+   * marks are lost with it and the next open takes those rows up again. Never throws: a batch
+   * that fails (a held lock, a full disk) is tried again later, and the next read, search or open
+   * catches up anyway. Outside open it does not wait for another program's lock (`busyWaitMs`
+   * 0): it must never block the loop.
    */
-  private indexNow(sessionIds: Iterable<string> | undefined, busyWaitMs: number): void {
+  private catchUpNow(sessionIds: Iterable<string> | undefined, busyWaitMs: number): boolean {
     // The caller's own commit schedules a batch after it.
-    if (!this.db.open || this.db.inTransaction) return
+    if (!this.db.open || this.db.inTransaction) return false
     const ids = sessionIds === undefined ? undefined : [...sessionIds]
-    this.unindexed.clear()
-    // The index needs no fsync of its own, so it leaves `sync()` nothing to do for it.
+    if (ids === undefined) this.behind.clear()
+    else for (const id of ids) this.behind.delete(id)
+    // The batch needs no fsync of its own, so it leaves `sync()` nothing to do for it.
     const hadUnsyncedCommits = this.hasUnsyncedCommits
     try {
-      this.write(() => this.index.catchUp(ids), { busyWaitMs, isSynced: false })
+      this.write(() => this.catchUp.run(ids), { busyWaitMs, isSynced: false })
+      return true
     } catch {
       // Nothing is lost: the rows stay above their sessions' marks until a later batch.
-      for (const id of ids ?? []) this.unindexed.add(id)
+      for (const id of ids ?? []) this.behind.add(id)
+      return false
     } finally {
       this.hasUnsyncedCommits = hadUnsyncedCommits
+      this.catchUpSoon()
     }
-    this.indexSoon()
   }
 
   createSession(session: NewSession): void {
@@ -286,13 +289,9 @@ export class SqliteStore implements Store {
     this.write(() => this.sessions.setDeleted(id, deletedAt))
   }
 
-  appendEvents(
-    sessionId: string,
-    rows: readonly EventRow[],
-    counts: { messages: number; at: number },
-  ): void {
-    this.appender.append(sessionId, rows, counts)
-    if (rows.length > 0) this.unindexed.add(sessionId)
+  appendEvents(sessionId: string, rows: readonly EventRow[]): void {
+    this.appender.append(sessionId, rows)
+    if (rows.length > 0) this.behind.add(sessionId)
   }
 
   segments(sessionId: string): readonly Segment[] {
@@ -329,7 +328,7 @@ export class SqliteStore implements Store {
 
   /** Catches the index up first (every session, other processes' too), then searches. */
   search(text: string, opts: { limit: number; sessionId?: string }): SearchHit[] {
-    if (!this.db.inTransaction && this.index.isBehind()) this.indexNow(undefined, 0)
+    if (!this.db.inTransaction && this.catchUp.isBehind()) this.catchUpNow(undefined, 0)
     return this.index.search(text, opts)
   }
 
@@ -375,9 +374,9 @@ export class SqliteStore implements Store {
     if (!this.db.open) return
     clearTimeout(this.idleCheckpoint)
     this.idleCheckpoint = undefined
-    clearTimeout(this.indexTimer)
-    this.indexTimer = undefined
-    this.indexNow(this.unindexed, 0)
+    clearTimeout(this.catchUpTimer)
+    this.catchUpTimer = undefined
+    this.catchUpNow(this.behind, 0)
     // Both steps below are best-effort: blocking the exit for the full busy_timeout while another
     // program holds the database would buy nothing.
     this.waitForLocks(COMMIT_BUSY_WAIT_MS)

@@ -20,12 +20,17 @@ export interface SessionRow {
   readonly title: string | null
   readonly projectDir: string
   readonly createdAt: number
+  /** The latest activity: its last event's time (see messageCount), or its last retitling. */
   readonly updatedAt: number
   /** Rows this session stores itself (not counting the inherited prefix). */
   readonly ownEventCount: number
   /** The next seq this session will write (its whole history's length). */
   readonly nextSeq: number
-  /** Model-visible user and assistant messages, own rows only (derived; rebuildable). */
+  /**
+   * Model-visible user and assistant messages, own rows only. Derived, and brought up to the rows
+   * in a batch after their commit; a read finds a summary behind its rows and catches it up
+   * first, so it is exact unless another program holds the write lock at that moment.
+   */
   readonly messageCount: number
   /** Set when the session is in the trash; null otherwise. */
   readonly deletedAt: number | null
@@ -184,27 +189,18 @@ export interface Store {
   setDeleted(id: string, deletedAt: number | null): void
 
   /**
-   * Inserts rows for one session. `rows[0].seq` must equal the session's stored `nextSeq`, and
-   * the seqs must be contiguous, else STALE_WRITER and nothing is written. Must be called
-   * inside `write()`. Updates the session's counters and the search index in the same
-   * transaction.
+   * Inserts rows for one session. `rows[0].seq` must equal the session's `nextSeq`, and the seqs
+   * must be contiguous, else STALE_WRITER and nothing is written. Must be called inside
+   * `write()`. Writes the rows only: the search index and the session's summary (message count,
+   * activity time) catch up in a batch after the commit.
    */
-  appendEvents(
-    sessionId: string,
-    rows: readonly EventRow[],
-    counts: { messages: number; at: number },
-  ): void
+  appendEvents(sessionId: string, rows: readonly EventRow[]): void
   /**
-   * `write(() => appendEvents(sessionId, rows, counts), opts)`, the log's commit. Outside any
-   * write it is a transaction of its own that needs neither the savepoint nor the check of what
-   * changed that a general `write` makes; inside one it joins it, as that call would.
+   * `write(() => appendEvents(sessionId, rows), opts)`, the log's commit. Outside any write it
+   * is a transaction of its own that needs neither the savepoint nor the check of what changed
+   * that a general `write` makes; inside one it joins it, as that call would.
    */
-  commitEvents(
-    sessionId: string,
-    rows: readonly EventRow[],
-    counts: { messages: number; at: number },
-    opts?: WriteOptions,
-  ): void
+  commitEvents(sessionId: string, rows: readonly EventRow[], opts?: WriteOptions): void
 
   /** The stretches of storage that make up a session's history, oldest first (the fork chain). */
   segments(sessionId: string): readonly Segment[]

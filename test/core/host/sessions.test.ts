@@ -575,7 +575,7 @@ describe('session/events', () => {
         title: null,
         createdAt: 1,
       })
-      store.appendEvents(id, rows, { messages: 0, at: 2 })
+      store.appendEvents(id, rows)
     })
     const started = performance.now()
     const page = await ok('session/events', { sessionId: id, fromSeq: 98_500, limit: 1000 })

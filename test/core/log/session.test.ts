@@ -172,22 +172,18 @@ describe('append', () => {
     const other = home.open()
     const length = session.length
     other.write(() =>
-      other.appendEvents(
-        session.id,
-        [
-          {
-            sessionId: session.id,
-            seq: length,
-            type: 'session/title',
-            v: 1,
-            turn: 0,
-            step: 0,
-            at: 1,
-            data: '{"title":"x"}',
-          },
-        ],
-        { messages: 0, at: 1 },
-      ),
+      other.appendEvents(session.id, [
+        {
+          sessionId: session.id,
+          seq: length,
+          type: 'session/title',
+          v: 1,
+          turn: 0,
+          step: 0,
+          at: 1,
+          data: '{"title":"x"}',
+        },
+      ]),
     )
     session.append('session/title', { title: 'mine' })
     const failure = await session.flush().catch((error: unknown) => error)
@@ -317,22 +313,18 @@ describe('reading back', () => {
     session.close()
     const other = home.open()
     other.write(() =>
-      other.appendEvents(
-        session.id,
-        [
-          {
-            sessionId: session.id,
-            seq: 1,
-            type: 'turn/start',
-            v: 1,
-            turn: 7,
-            step: 3,
-            at: 1,
-            data: '{}',
-          },
-        ],
-        { messages: 0, at: 1 },
-      ),
+      other.appendEvents(session.id, [
+        {
+          sessionId: session.id,
+          seq: 1,
+          type: 'turn/start',
+          v: 1,
+          turn: 7,
+          step: 3,
+          at: 1,
+          data: '{}',
+        },
+      ]),
     )
     expect(() => Session.open(home.open(), session.id, { mode: 'read' })).toThrow(
       expect.objectContaining({
@@ -347,22 +339,18 @@ describe('reading back', () => {
     session.close()
     const other = home.open()
     other.write(() =>
-      other.appendEvents(
-        session.id,
-        [
-          {
-            sessionId: session.id,
-            seq: 1,
-            type: 'future/thing',
-            v: 1,
-            turn: 0,
-            step: 0,
-            at: 1,
-            data: '{}',
-          },
-        ],
-        { messages: 0, at: 1 },
-      ),
+      other.appendEvents(session.id, [
+        {
+          sessionId: session.id,
+          seq: 1,
+          type: 'future/thing',
+          v: 1,
+          turn: 0,
+          step: 0,
+          at: 1,
+          data: '{}',
+        },
+      ]),
     )
     expect(() => Session.open(home.open(), session.id, { mode: 'read' })).toThrow(
       expect.objectContaining({

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { StoreError } from '../../../main/core/store/index.js'
+import { NEXT_SEQ_OF_SESSION } from '../../../main/core/store/rows.js'
+import { openStore, StoreError } from '../../../main/core/store/index.js'
 import type { SqliteStore } from '../../../main/core/store/index.js'
-import { codeOf, freshStore, row } from './helpers.js'
+import { codeOf, freshStore, row, track } from './helpers.js'
 
 function sessionFields(id: string) {
   return { id, parentId: null, forkSeq: null, projectDir: '/p', title: null, createdAt: 10 }
@@ -25,55 +26,87 @@ function onDisk<T>(store: SqliteStore, query: (db: Database.Database) => T): T {
 }
 
 describe('appendEvents', () => {
-  it('appends contiguous rows and updates the session counters', () => {
+  it('appends contiguous rows; the summary is derived from them, exact on this connection', () => {
     const store = storeWithSession()
-    store.write(() => store.appendEvents('s', [row('s', 0), row('s', 1)], { messages: 1, at: 50 }))
+    store.write(() => store.appendEvents('s', [row('s', 0), row('s', 1)]))
     store.write(() =>
-      store.appendEvents('s', [row('s', 2, { type: 'user/message' })], { messages: 1, at: 6000 }),
+      store.appendEvents('s', [
+        row('s', 2, { type: 'user/message', data: '{"content":"hi"}', at: 6000 }),
+        // Context the harness adds is not a message; an answer is.
+        row('s', 3, { type: 'user/message', data: '{"content":"x","kind":"context"}', at: 6001 }),
+        row('s', 4, { type: 'assistant/message', data: '{"blocks":[]}', at: 6002 }),
+      ]),
     )
     expect(store.getSession('s')).toMatchObject({
-      nextSeq: 3,
-      ownEventCount: 3,
+      nextSeq: 5,
+      ownEventCount: 5,
       messageCount: 2,
-      updatedAt: 6000,
+      updatedAt: 6002,
     })
     expect(store.readEvents('s').map((r) => [r.seq, r.type])).toEqual([
       [0, 'turn/start'],
       [1, 'turn/start'],
       [2, 'user/message'],
+      [3, 'user/message'],
+      [4, 'assistant/message'],
     ])
-    expect(onDisk(store, (db) => db.prepare('SELECT count(*) FROM events').pluck().get())).toBe(3)
+    expect(onDisk(store, (db) => db.prepare('SELECT count(*) FROM events').pluck().get())).toBe(5)
   })
 
-  it('moves the activity time only when it is a second or more away from the stored one', () => {
+  it('writes the rows alone: the session row is left to the catch-up batch', () => {
+    const store = storeWithSession()
+    const sessionRow = (db: Database.Database) =>
+      db.prepare('SELECT summarized_seq, message_count, updated_at FROM sessions').get()
+    const before = onDisk(store, sessionRow)
+    store.commitEvents('s', [row('s', 0, { type: 'assistant/message', data: '{"blocks":[]}' })])
+    // Another connection sees the new length at once, and the summary once the batch has run.
+    expect(onDisk(store, sessionRow)).toEqual(before)
+    const other = new Database(store.path, { readonly: true })
+    const length = () =>
+      other.prepare(`SELECT ${NEXT_SEQ_OF_SESSION} FROM sessions WHERE id = 's'`).pluck().get()
+    expect(length()).toBe(1)
+    other.close()
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 1, messageCount: 1, updatedAt: 1000 })
+    expect(onDisk(store, sessionRow)).toEqual({
+      summarized_seq: 1,
+      message_count: 1,
+      updated_at: 1000,
+    })
+  })
+
+  it('another connection reads a summary exact: it catches up the rows it finds behind it', () => {
+    const store = storeWithSession()
+    const other = track(openStore(store.path))
+    store.commitEvents('s', [
+      row('s', 0, { type: 'assistant/message', data: '{"blocks":[]}', at: 4000 }),
+    ])
+    expect(other.getSession('s')).toMatchObject({ nextSeq: 1, messageCount: 1, updatedAt: 4000 })
+    store.commitEvents('s', [row('s', 1, { type: 'user/message', data: '{"content":"x"}' })])
+    expect(other.listTree()).toMatchObject([{ id: 's', messageCount: 2 }])
+  })
+
+  it('moves the activity time to the latest row, and never back', () => {
     const store = storeWithSession()
     const activityAfter = (seq: number, at: number) => {
-      store.write(() => store.appendEvents('s', [row('s', seq)], { messages: 0, at }))
+      store.write(() => store.appendEvents('s', [row('s', seq, { at })]))
       return store.getSession('s')?.updatedAt
     }
     // storeWithSession creates the session at 10.
-    expect(activityAfter(0, 500)).toBe(10)
-    expect(activityAfter(1, 1009)).toBe(10)
-    expect(activityAfter(2, 1010)).toBe(1010)
-    expect(activityAfter(3, 1500)).toBe(1010)
-    expect(activityAfter(4, 2500)).toBe(2500)
-    // A clock set back by more than a second moves it too, as before.
-    expect(activityAfter(5, 100)).toBe(100)
-    expect(store.getSession('s')).toMatchObject({ nextSeq: 6, ownEventCount: 6 })
+    expect(activityAfter(0, 500)).toBe(500)
+    expect(activityAfter(1, 1009)).toBe(1009)
+    // A clock set back leaves the latest activity where it was.
+    expect(activityAfter(2, 100)).toBe(1009)
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 3, ownEventCount: 3 })
   })
 
-  it('puts the session written to first in the list at once, even within the second', () => {
+  it('puts the session written to first in the list at once', () => {
     const store = storeWithSession('a')
     store.createSession({ ...sessionFields('b'), createdAt: 20 })
     const first = () => store.listSessions({ limit: 1 }).items[0]?.id
     expect(first()).toBe('b')
-    store.write(() => store.appendEvents('a', [row('a', 0)], { messages: 0, at: 30 }))
+    store.write(() => store.appendEvents('a', [row('a', 0, { at: 30 })]))
     expect(first()).toBe('a')
-    expect(store.getSession('a')?.updatedAt).toBe(30)
-    // Already first: a second append within the second leaves the stored time alone.
-    store.write(() => store.appendEvents('a', [row('a', 1)], { messages: 0, at: 40 }))
-    expect(store.getSession('a')?.updatedAt).toBe(30)
-    store.write(() => store.appendEvents('b', [row('b', 0)], { messages: 0, at: 50 }))
+    store.write(() => store.appendEvents('b', [row('b', 0, { at: 31 })]))
     expect(first()).toBe('b')
   })
 
@@ -87,36 +120,29 @@ describe('appendEvents', () => {
       at: 1_700_000_000_123,
       data: '{"content":"é ✓"}',
     })
-    store.write(() => store.appendEvents('s', [written], { messages: 1, at: 1 }))
+    store.write(() => store.appendEvents('s', [written]))
     expect(store.readEvents('s')).toEqual([{ ...written }])
   })
 
   it('refuses a wrong first seq with STALE_WRITER and writes nothing', () => {
     const store = storeWithSession()
-    store.write(() => store.appendEvents('s', [row('s', 0)], { messages: 0, at: 1 }))
+    store.write(() => store.appendEvents('s', [row('s', 0)]))
     for (const first of [0, 2]) {
       const error = catchError(() =>
-        store.write(() =>
-          store.appendEvents('s', [row('s', first), row('s', first + 1)], {
-            messages: 0,
-            at: 9000,
-          }),
-        ),
+        store.write(() => store.appendEvents('s', [row('s', first), row('s', first + 1)])),
       )
       expect(error.code).toBe('STALE_WRITER')
       expect(error.message).toContain('expected seq 1')
       expect(error.message).toContain(`${first}`)
     }
-    expect(store.getSession('s')).toMatchObject({ nextSeq: 1, ownEventCount: 1, updatedAt: 10 })
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 1, ownEventCount: 1, updatedAt: 1000 })
     expect(store.readEvents('s')).toHaveLength(1)
   })
 
   it('refuses a gap inside the batch with STALE_WRITER and writes nothing', () => {
     const store = storeWithSession()
     const code = codeOf(() =>
-      store.write(() =>
-        store.appendEvents('s', [row('s', 0), row('s', 1), row('s', 3)], { messages: 0, at: 1 }),
-      ),
+      store.write(() => store.appendEvents('s', [row('s', 0), row('s', 1), row('s', 3)])),
     )
     expect(code).toBe('STALE_WRITER')
     expect(store.readEvents('s')).toEqual([])
@@ -128,38 +154,29 @@ describe('appendEvents', () => {
     store.write(() => {
       expect(
         codeOf(() =>
-          store.appendEvents('s', [row('s', 0), row('s', 1, { data: 5 as unknown as string })], {
-            messages: 0,
-            at: 1,
-          }),
+          store.appendEvents('s', [row('s', 0), row('s', 1, { data: 5 as unknown as string })]),
         ),
       ).toBe('INVALID_ROW')
-      store.appendEvents('s', [row('s', 0)], { messages: 0, at: 1 })
+      store.appendEvents('s', [row('s', 0)])
     })
     expect(store.readEvents('s').map((r) => r.seq)).toEqual([0])
   })
 
   it('refuses rows of another session, unknown sessions and calls outside write()', () => {
     const store = storeWithSession()
-    expect(
-      codeOf(() =>
-        store.write(() => store.appendEvents('s', [row('t', 0)], { messages: 0, at: 1 })),
-      ),
-    ).toBe('INVALID_ROW')
-    expect(
-      codeOf(() =>
-        store.write(() => store.appendEvents('nope', [row('nope', 0)], { messages: 0, at: 1 })),
-      ),
-    ).toBe('NO_SUCH_SESSION')
-    expect(() => store.appendEvents('s', [row('s', 0)], { messages: 0, at: 1 })).toThrow(
-      /inside store.write/,
+    expect(codeOf(() => store.write(() => store.appendEvents('s', [row('t', 0)])))).toBe(
+      'INVALID_ROW',
     )
+    expect(codeOf(() => store.write(() => store.appendEvents('nope', [row('nope', 0)])))).toBe(
+      'NO_SUCH_SESSION',
+    )
+    expect(() => store.appendEvents('s', [row('s', 0)])).toThrow(/inside store.write/)
     expect(store.readEvents('s')).toEqual([])
   })
 
   it('an empty batch changes nothing', () => {
     const store = storeWithSession()
-    store.write(() => store.appendEvents('s', [], { messages: 3, at: 99 }))
+    store.write(() => store.appendEvents('s', []))
     expect(store.getSession('s')).toMatchObject({ nextSeq: 0, messageCount: 0, updatedAt: 10 })
   })
 })
@@ -168,9 +185,9 @@ describe('commitEvents', () => {
   it('commits a batch on its own, synced or not, and counts it as write would', () => {
     const store = storeWithSession()
     const before = store.counters()
-    store.commitEvents('s', [row('s', 0), row('s', 1)], { messages: 1, at: 50 })
-    store.commitEvents('s', [row('s', 2)], { messages: 0, at: 60 }, { isSynced: false })
-    store.commitEvents('s', [], { messages: 0, at: 70 })
+    store.commitEvents('s', [row('s', 0), row('s', 1)])
+    store.commitEvents('s', [row('s', 2)], { isSynced: false })
+    store.commitEvents('s', [])
     expect(store.counters()).toEqual({
       commits: before.commits + 2,
       syncedCommits: before.syncedCommits + 1,
@@ -178,20 +195,16 @@ describe('commitEvents', () => {
     expect(onDisk(store, (db) => db.prepare('SELECT seq FROM events').pluck().all())).toEqual([
       0, 1, 2,
     ])
-    expect(store.getSession('s')).toMatchObject({ nextSeq: 3, ownEventCount: 3, messageCount: 1 })
+    expect(store.getSession('s')).toMatchObject({ nextSeq: 3, ownEventCount: 3, messageCount: 0 })
     // The connection is back at synchronous=FULL (2) after the unsynced commit.
     expect(store.pragmas()['synchronous']).toBe(2)
   })
 
   it('refuses a stale batch and leaves nothing behind', () => {
     const store = storeWithSession()
-    store.commitEvents('s', [row('s', 0)], { messages: 0, at: 50 })
-    expect(codeOf(() => store.commitEvents('s', [row('s', 0)], { messages: 0, at: 60 }))).toBe(
-      'STALE_WRITER',
-    )
-    expect(
-      codeOf(() => store.commitEvents('s', [row('s', 1), row('s', 3)], { messages: 0, at: 60 })),
-    ).toBe('STALE_WRITER')
+    store.commitEvents('s', [row('s', 0)])
+    expect(codeOf(() => store.commitEvents('s', [row('s', 0)]))).toBe('STALE_WRITER')
+    expect(codeOf(() => store.commitEvents('s', [row('s', 1), row('s', 3)]))).toBe('STALE_WRITER')
     expect(store.readEvents('s').map((r) => r.seq)).toEqual([0])
     expect(store.getSession('s')?.nextSeq).toBe(1)
   })
@@ -200,7 +213,7 @@ describe('commitEvents', () => {
     const store = storeWithSession()
     expect(() =>
       store.write(() => {
-        store.commitEvents('s', [row('s', 0)], { messages: 0, at: 50 })
+        store.commitEvents('s', [row('s', 0)])
         expect(store.readEvents('s')).toHaveLength(1)
         throw new Error('the caller changes its mind')
       }),
@@ -243,7 +256,7 @@ describe('write()', () => {
           title: null,
           createdAt: 1,
         })
-        store.appendEvents('s', [row('s', 0), row('s', 1)], { messages: 2, at: 5 })
+        store.appendEvents('s', [row('s', 0), row('s', 1)])
         store.setTitle('s', 'renamed', 6)
         throw boom
       }),
@@ -257,14 +270,14 @@ describe('write()', () => {
   it('a nested write rolls back only its own part', () => {
     const store = storeWithSession()
     store.write(() => {
-      store.appendEvents('s', [row('s', 0)], { messages: 0, at: 1 })
+      store.appendEvents('s', [row('s', 0)])
       expect(() =>
         store.write(() => {
-          store.appendEvents('s', [row('s', 1)], { messages: 0, at: 2 })
+          store.appendEvents('s', [row('s', 1)])
           throw new Error('inner')
         }),
       ).toThrow('inner')
-      store.appendEvents('s', [row('s', 1, { type: 'turn/end' })], { messages: 0, at: 3 })
+      store.appendEvents('s', [row('s', 1, { type: 'turn/end' })])
     })
     expect(store.readEvents('s').map((r) => r.type)).toEqual(['turn/start', 'turn/end'])
   })
@@ -281,7 +294,6 @@ function seedRows(store: SqliteStore, count: number): void {
     store.appendEvents(
       's',
       Array.from({ length: count }, (_, seq) => row('s', seq)),
-      { messages: 0, at: 1 },
     ),
   )
 }

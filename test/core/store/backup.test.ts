@@ -16,17 +16,13 @@ describe('backupTo', () => {
       createdAt: 1,
     })
     store.write(() =>
-      store.appendEvents(
-        'root',
-        [
-          row('root', 0),
-          row('root', 1, {
-            type: 'user/message',
-            data: '{"content":"back me up"}',
-          }),
-        ],
-        { messages: 1, at: 3 },
-      ),
+      store.appendEvents('root', [
+        row('root', 0),
+        row('root', 1, {
+          type: 'user/message',
+          data: '{"content":"back me up"}',
+        }),
+      ]),
     )
     store.createSession({
       id: 'fork',

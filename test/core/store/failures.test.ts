@@ -46,7 +46,7 @@ function failureOf(body: () => unknown): StoreError {
 
 function appendOne(store: SqliteStore, type = 'turn/start'): void {
   const seq = store.getSession('s')?.nextSeq ?? 0
-  store.write(() => store.appendEvents('s', [row('s', seq, { type })], { messages: 0, at: 1 }))
+  store.write(() => store.appendEvents('s', [row('s', seq, { type })]))
 }
 
 describe("SQLite's own refusals, said plainly", () => {
@@ -118,7 +118,7 @@ describe("SQLite's own refusals, said plainly", () => {
     await holdWriteLock(store.path, 20_000)
     const startedAt = performance.now()
     const failure = failureOf(() =>
-      store.write(() => store.appendEvents('s', [row('s', 1)], { messages: 0, at: 1 }), {
+      store.write(() => store.appendEvents('s', [row('s', 1)]), {
         busyWaitMs: 100,
       }),
     )
@@ -132,11 +132,11 @@ describe("SQLite's own refusals, said plainly", () => {
   it('a write without busyWaitMs waits the full busy_timeout again', () => {
     const store = storeIn(tempFolder())
     seedSession(store, 's', 1)
-    store.write(() => store.appendEvents('s', [row('s', 1)], { messages: 0, at: 1 }), {
+    store.write(() => store.appendEvents('s', [row('s', 1)]), {
       busyWaitMs: 100,
     })
     expect(store.pragmas().busy_timeout).toBe(100)
-    store.write(() => store.appendEvents('s', [row('s', 2)], { messages: 0, at: 2 }))
+    store.write(() => store.appendEvents('s', [row('s', 2)]))
     expect(store.pragmas().busy_timeout).toBe(5000)
   })
 })

@@ -48,9 +48,7 @@ describe('countEvents', () => {
   it('counts a history by seq range and type across the fork chain', () => {
     const store = freshStore()
     seedSession(store, 'root', 10)
-    store.write(() =>
-      store.appendEvents('root', [row('root', 10, { type: 'error' })], { messages: 0, at: 3_000 }),
-    )
+    store.write(() => store.appendEvents('root', [row('root', 10, { type: 'error' })]))
     seedSession(store, 'child', 3, { parentId: 'root', forkSeq: 6 })
     expect(store.countEvents('root')).toBe(11)
     expect(store.countEvents('child')).toBe(9)
@@ -81,7 +79,7 @@ describe('readEvents with a long type list', () => {
         title: null,
         createdAt: 1_000,
       })
-      store.appendEvents('root', rows('root', 0, 40), { messages: 0, at: 2_000 })
+      store.appendEvents('root', rows('root', 0, 40))
     })
     store.write(() => {
       store.createSession({
@@ -92,7 +90,7 @@ describe('readEvents with a long type list', () => {
         title: null,
         createdAt: 3_000,
       })
-      store.appendEvents('fork', rows('fork', 30, 30), { messages: 0, at: 4_000 })
+      store.appendEvents('fork', rows('fork', 30, 30))
     })
     return store
   }

@@ -70,7 +70,7 @@ export function seedSession(
     })
     const from = fork?.forkSeq ?? 0
     const rows = Array.from({ length: count }, (_, i) => row(id, from + i))
-    store.appendEvents(id, rows, { messages: 0, at: 2_000 })
+    store.appendEvents(id, rows)
   })
 }
 

@@ -15,7 +15,7 @@ function appendRows(store: SqliteStore, id: string, from: number, count: number)
       data: JSON.stringify({ origin: id }),
     })
   })
-  store.write(() => store.appendEvents(id, rows, { messages: 0, at: 100 + from }))
+  store.write(() => store.appendEvents(id, rows))
 }
 
 function create(

@@ -1,7 +1,8 @@
 /**
- * The search index is written after the events' commit, in a batch of its own (SearchIndex,
- * docs/ARCHITECTURE.md 3.1). A writer killed with SIGKILL between the two leaves durable events
- * that the index lacks; the next open must index them, so search finds everything again.
+ * The search index and the session's summary are written after the events' commit, in a batch
+ * of their own (catch-up.ts, docs/ARCHITECTURE.md 3.1). A writer killed with SIGKILL between the
+ * two leaves durable events that both lack; the next open must take them up, so search finds
+ * everything again and the sessions list counts every message.
  */
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
@@ -9,6 +10,7 @@ import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { databasePath, openStore } from '../../../main/core/store/index.js'
+import { NEXT_SEQ_OF_SESSION } from '../../../main/core/store/rows.js'
 import { tempFolder, track } from './helpers.js'
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..')
@@ -40,8 +42,12 @@ function indexState(dbPath: string, sessionId: string) {
   const db = new Database(dbPath, { readonly: true })
   try {
     const marks = db
-      .prepare('SELECT indexed_seq AS indexedSeq, next_seq AS nextSeq FROM sessions WHERE id = ?')
-      .get(sessionId) as { indexedSeq: number; nextSeq: number }
+      .prepare(
+        `SELECT indexed_seq AS indexedSeq, summarized_seq AS summarizedSeq,
+           message_count AS messageCount, ${NEXT_SEQ_OF_SESSION} AS nextSeq
+         FROM sessions WHERE id = ?`,
+      )
+      .get(sessionId) as object
     const indexed = db
       .prepare('SELECT count(*) FROM events_fts WHERE session_id = ?')
       .pluck()
@@ -52,20 +58,29 @@ function indexState(dbPath: string, sessionId: string) {
   }
 }
 
-describe('the search index after a crash', () => {
-  it('indexes at open what a writer killed before the index batch committed', async () => {
+describe('the search index and the summary after a crash', () => {
+  it('take up at open what a writer killed before their batch committed', async () => {
     const dbPath = databasePath(tempFolder())
     const sessionId = await runUntilKilled(dbPath, 'needle')
 
     // The crash left the events durable and the index behind them.
-    const left = indexState(dbPath, sessionId)
-    expect(left.nextSeq).toBe(3)
-    expect(left.indexed).toBe(0)
-    expect(left.indexedSeq).toBeLessThan(left.nextSeq)
+    expect(indexState(dbPath, sessionId)).toEqual({
+      indexedSeq: 0,
+      summarizedSeq: 0,
+      messageCount: 0,
+      nextSeq: 3,
+      indexed: 0,
+    })
 
     const store = track(openStore(dbPath))
-    // Opening caught the index up, before any search asked for it.
-    expect(indexState(dbPath, sessionId)).toEqual({ indexedSeq: 3, nextSeq: 3, indexed: 1 })
+    // Opening caught both up, before any search or listing asked for it.
+    expect(indexState(dbPath, sessionId)).toEqual({
+      indexedSeq: 3,
+      summarizedSeq: 3,
+      messageCount: 1,
+      nextSeq: 3,
+      indexed: 1,
+    })
     expect(store.search('needle', { limit: 10 })).toEqual([
       expect.objectContaining({ sessionId, seq: 2, type: 'user/message' }),
     ])

@@ -55,7 +55,7 @@ describe('migrations', () => {
     expect(MIGRATIONS.map((m) => m.version)).toEqual(
       Array.from({ length: LATEST_VERSION }, (_, i) => i + 1),
     )
-    expect(LATEST_VERSION).toBe(4)
+    expect(LATEST_VERSION).toBe(5)
   })
 
   it('an old session has no spawner after the lineage migration (v3); a new child records one', () => {
@@ -85,6 +85,40 @@ describe('migrations', () => {
     } finally {
       db.close()
     }
+  })
+
+  it('v5 keeps a v4 summary exact and indexes what v4 had not, counting nothing twice', () => {
+    const path = join(tempFolder(), 'bridle.db')
+    const db = new Database(path)
+    db.pragma(`application_id = ${APPLICATION_ID}`)
+    db.pragma('journal_mode = WAL')
+    migrate(db, 4)
+    // v4 kept the counts exact in the append; its index had not caught up with the last rows.
+    db.prepare(
+      `INSERT INTO sessions (id, parent_id, fork_seq, title, project_dir, created_at, updated_at,
+         own_event_count, next_seq, message_count, indexed_seq)
+       VALUES ('s', NULL, NULL, NULL, '/p', 1, 7, 3, 3, 2, 1)`,
+    ).run()
+    const insert = db.prepare(
+      `INSERT INTO events (session_id, seq, type, v, turn, step, at, data) VALUES ('s', ?, ?, 1, 1, 1, ?, ?)`,
+    )
+    insert.run(0, 'user/message', 5, JSON.stringify({ content: 'the old words' }))
+    insert.run(
+      1,
+      'assistant/message',
+      6,
+      JSON.stringify({ blocks: [{ type: 'text', text: 'needle' }] }),
+    )
+    insert.run(2, 'turn/end', 7, JSON.stringify({ reason: 'completed' }))
+    db.close()
+    const store = track(openStore(path))
+    expect(store.getSession('s')).toMatchObject({
+      nextSeq: 3,
+      ownEventCount: 3,
+      messageCount: 2,
+      updatedAt: 7,
+    })
+    expect(store.search('needle', { limit: 5 }).map((hit) => hit.seq)).toEqual([1])
   })
 
   it('a failing migration leaves the previous version and schema intact', () => {

@@ -25,7 +25,7 @@ function populatedDatabase(events: number): string {
         data: JSON.stringify({ content: `${seq} ${text}` }),
       }),
     )
-    store.appendEvents('big', rows, { messages: events, at: 2 })
+    store.appendEvents('big', rows)
   })
   const path = store.path
   store.close()

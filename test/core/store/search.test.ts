@@ -20,7 +20,7 @@ function addSession(store: SqliteStore, id: string, texts: readonly string[]): v
       data: JSON.stringify({ content: text }),
     }),
   )
-  store.write(() => store.appendEvents(id, rows, { messages: rows.length, at: 5 }))
+  store.write(() => store.appendEvents(id, rows))
 }
 
 function searchable(): SqliteStore {
@@ -40,17 +40,10 @@ function searchable(): SqliteStore {
     createdAt: 1,
   })
   store.write(() =>
-    store.appendEvents(
-      'c',
-      [
-        row('c', 0, { type: 'turn/start' }),
-        row('c', 1, { type: 'user/message', data: '{"content":""}' }),
-      ],
-      {
-        messages: 0,
-        at: 5,
-      },
-    ),
+    store.appendEvents('c', [
+      row('c', 0, { type: 'turn/start' }),
+      row('c', 1, { type: 'user/message', data: '{"content":""}' }),
+    ]),
   )
   return store
 }
