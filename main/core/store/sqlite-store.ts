@@ -244,16 +244,18 @@ export class SqliteStore implements Store {
     // The caller's own commit schedules a batch after it.
     if (!this.db.open || this.db.inTransaction) return false
     const ids = sessionIds === undefined ? undefined : [...sessionIds]
-    if (ids === undefined) this.behind.clear()
-    else for (const id of ids) this.behind.delete(id)
+    // This connection's own appends among them: the timer tries those again if this fails.
+    const own = ids === undefined ? [...this.behind] : ids.filter((id) => this.behind.has(id))
+    for (const id of own) this.behind.delete(id)
     // The batch needs no fsync of its own, so it leaves `sync()` nothing to do for it.
     const hadUnsyncedCommits = this.hasUnsyncedCommits
     try {
       this.write(() => this.catchUp.run(ids), { busyWaitMs, isSynced: false })
       return true
     } catch {
-      // Nothing is lost: the rows stay above their sessions' marks until a later batch.
-      for (const id of ids ?? []) this.behind.add(id)
+      // Nothing is lost: the rows stay above their sessions' marks until a later batch, and
+      // another connection's rows until its own batch, or the next read or open here.
+      for (const id of own) this.behind.add(id)
       return false
     } finally {
       this.hasUnsyncedCommits = hadUnsyncedCommits

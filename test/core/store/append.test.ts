@@ -85,6 +85,22 @@ describe('appendEvents', () => {
     expect(other.listTree()).toMatchObject([{ id: 's', messageCount: 2 }])
   })
 
+  it('reads a summary as it is while another program holds the write lock, exact after', () => {
+    const store = storeWithSession()
+    const other = track(openStore(store.path))
+    store.commitEvents('s', [row('s', 0, { type: 'assistant/message', data: '{"blocks":[]}' })])
+    const holder = new Database(store.path)
+    holder.exec('BEGIN IMMEDIATE')
+    try {
+      // The length is read from the rows; the count waits for a catch-up that cannot run now.
+      expect(other.getSession('s')).toMatchObject({ nextSeq: 1, messageCount: 0 })
+    } finally {
+      holder.exec('ROLLBACK')
+      holder.close()
+    }
+    expect(other.getSession('s')).toMatchObject({ nextSeq: 1, messageCount: 1 })
+  })
+
   it('moves the activity time to the latest row, and never back', () => {
     const store = storeWithSession()
     const activityAfter = (seq: number, at: number) => {
