@@ -202,20 +202,44 @@ export async function scrollChatToStart(
   return Date.now() - started
 }
 
+const JUMP_ATTEMPTS = 3
+const JUMP_WAIT_MS = 10_000
+
 /**
  * Back to the end of the chat with "Jump to latest" when it shows, else by scrolling to the end
  * (a view moved by the probe alone still follows the end, so it offers no jump); resolves once
- * a row holding `lastText` shows.
+ * a row holding `lastText` shows. If it does not show, the jump is made again, up to
+ * JUMP_ATTEMPTS times, and each miss is said on the console with where the view stood: in one
+ * whole-bench run of seven the row did not show within 30 s of a single jump, which lost that
+ * run's figures and left no clue as to why.
  */
 export async function jumpToLatest(page: Page, lastText: string): Promise<void> {
   const jump = page.getByRole('button', { name: 'Jump to latest ↓' })
-  if (await jump.isVisible()) await jump.click()
-  else {
-    await page
-      .locator('.chat-scroll')
-      .evaluate((element: { scrollTop: number; scrollHeight: number }) => {
+  const last = page.locator('.chat-row').filter({ hasText: lastText }).last()
+  const scroller = page.locator('.chat-scroll')
+  for (let attempt = 1; ; attempt++) {
+    if (await jump.isVisible()) await jump.click()
+    else {
+      await scroller.evaluate((element: { scrollTop: number; scrollHeight: number }) => {
         element.scrollTop = element.scrollHeight
       })
+    }
+    try {
+      await last.waitFor({ timeout: JUMP_WAIT_MS })
+      return
+    } catch (error) {
+      const where = await scroller.evaluate(
+        (element: { scrollTop: number; scrollHeight: number; clientHeight: number }) =>
+          `scrollTop ${Math.round(element.scrollTop)} of ${element.scrollHeight - element.clientHeight}`,
+      )
+      if (attempt >= JUMP_ATTEMPTS) {
+        throw new Error(`jump to the latest message: "${lastText}" never showed (${where})`, {
+          cause: error,
+        })
+      }
+      console.log(
+        `jump to the latest message: not shown after ${JUMP_WAIT_MS} ms (${where}); again`,
+      )
+    }
   }
-  await page.locator('.chat-row').filter({ hasText: lastText }).last().waitFor()
 }
