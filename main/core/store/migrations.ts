@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { SearchIndex } from './search.js'
 import { storedSearchText } from './search-text.js'
 import { StoreError } from './types.js'
 
@@ -98,15 +99,33 @@ UPDATE sessions SET indexed_seq = next_seq;
 
 /**
  * The session's summary leaves the append's commit: its message count and activity time are
- * brought up to its rows in the background batch that indexes them (catch-up.ts), up to
- * `summarized_seq`, so that a durable append writes the event's pages and not the session's row.
- * A session's length is read from its rows (its largest seq), so `own_event_count` goes, and
- * `next_seq`, exact up to now, becomes the summary's mark.
+ * derived from its rows in the background batch that indexes them (catch-up.ts), so that a
+ * durable append writes the event's pages and not the session's row. One mark, `derived_seq`,
+ * says how far both go. v4 kept the summary exact up to `next_seq` and the index up to
+ * `indexed_seq`, which lags it by what the last batch had not taken yet: that is indexed here,
+ * so `next_seq` can become the one mark. A session's length is read from its rows (its largest
+ * seq), so `own_event_count` goes.
  */
 const V5_SCHEMA = `
-ALTER TABLE sessions RENAME COLUMN next_seq TO summarized_seq;
+ALTER TABLE sessions RENAME COLUMN next_seq TO derived_seq;
 ALTER TABLE sessions DROP COLUMN own_event_count;
+ALTER TABLE sessions DROP COLUMN indexed_seq;
 `
+
+/** Indexes the rows v4 had committed but not yet indexed (between `indexed_seq` and `next_seq`). */
+function indexWhatV4Left(db: Database.Database): void {
+  const index = new SearchIndex(db)
+  const lagging = db
+    .prepare('SELECT id, indexed_seq, next_seq FROM sessions WHERE indexed_seq < next_seq')
+    .all() as { id: string; indexed_seq: number; next_seq: number }[]
+  const rows = db.prepare<[string, number, number], { seq: number; type: string; data: string }>(
+    'SELECT seq, type, data FROM events WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
+  )
+  for (const session of lagging) {
+    for (const row of rows.all(session.id, session.indexed_seq, session.next_seq))
+      index.add(session.id, row.seq, row.type, row.data)
+  }
+}
 
 interface BackfillRow {
   session_id: string
@@ -164,7 +183,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     description:
       "the session's summary caught up in the background batch, its length read from its rows",
-    up: (db) => db.exec(V5_SCHEMA),
+    up: (db) => {
+      indexWhatV4Left(db)
+      db.exec(V5_SCHEMA)
+    },
   },
 ]
 

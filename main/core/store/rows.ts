@@ -13,7 +13,7 @@ export const NEXT_SEQ_OF_SESSION =
   'coalesce((SELECT max(seq) + 1 FROM events WHERE events.session_id = sessions.id), sessions.fork_seq, 0)'
 
 export const SESSION_COLUMNS = `id, parent_id, fork_seq, title, project_dir, created_at, updated_at,
-  ${NEXT_SEQ_OF_SESSION} AS next_seq, message_count, summarized_seq, deleted_at, spawned_by,
+  ${NEXT_SEQ_OF_SESSION} AS next_seq, message_count, derived_seq, deleted_at, spawned_by,
   spawned_by_call`
 
 export interface SessionRecord {
@@ -26,7 +26,7 @@ export interface SessionRecord {
   updated_at: number
   next_seq: number
   message_count: number
-  summarized_seq: number
+  derived_seq: number
   deleted_at: number | null
   spawned_by: string | null
   spawned_by_call: string | null

@@ -21,7 +21,7 @@ const ORDER = 'ORDER BY events_fts.rank, events_fts.session_id, events_fts.seq L
 
 /**
  * The full-text index over events (schema v2). It lags the log: the rows above each session's
- * `sessions.indexed_seq` are added by the catch-up batch (catch-up.ts), which the store runs
+ * `sessions.derived_seq` are added by the catch-up batch (catch-up.ts), which the store runs
  * after appends, at open (what a crash left unindexed) and before every search, so a search finds
  * every committed event. Rows are never changed, like the events they index. Search leaves out
  * trashed sessions.

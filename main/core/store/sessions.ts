@@ -44,7 +44,7 @@ export class SessionTable {
   ) {
     this.byId = db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`)
     this.insert = db.prepare(
-      `INSERT INTO sessions (id, parent_id, fork_seq, title, project_dir, created_at, updated_at, summarized_seq, spawned_by, spawned_by_call)
+      `INSERT INTO sessions (id, parent_id, fork_seq, title, project_dir, created_at, updated_at, derived_seq, spawned_by, spawned_by_call)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.spawnedBy = db.prepare(
@@ -186,7 +186,7 @@ export class SessionTable {
   private settled(read: () => SessionRecord[]): SessionRecord[] {
     const records = read()
     const behind = records
-      .filter((record) => record.summarized_seq < record.next_seq)
+      .filter((record) => record.derived_seq < record.next_seq)
       .map((record) => record.id)
     return behind.length > 0 && this.catchUp(behind) ? read() : records
   }

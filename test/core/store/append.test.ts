@@ -56,7 +56,7 @@ describe('appendEvents', () => {
   it('writes the rows alone: the session row is left to the catch-up batch', () => {
     const store = storeWithSession()
     const sessionRow = (db: Database.Database) =>
-      db.prepare('SELECT summarized_seq, message_count, updated_at FROM sessions').get()
+      db.prepare('SELECT derived_seq, message_count, updated_at FROM sessions').get()
     const before = onDisk(store, sessionRow)
     store.commitEvents('s', [row('s', 0, { type: 'assistant/message', data: '{"blocks":[]}' })])
     // Another connection sees the new length at once, and the summary once the batch has run.
@@ -68,7 +68,7 @@ describe('appendEvents', () => {
     other.close()
     expect(store.getSession('s')).toMatchObject({ nextSeq: 1, messageCount: 1, updatedAt: 1000 })
     expect(onDisk(store, sessionRow)).toEqual({
-      summarized_seq: 1,
+      derived_seq: 1,
       message_count: 1,
       updated_at: 1000,
     })

@@ -43,8 +43,7 @@ function indexState(dbPath: string, sessionId: string) {
   try {
     const marks = db
       .prepare(
-        `SELECT indexed_seq AS indexedSeq, summarized_seq AS summarizedSeq,
-           message_count AS messageCount, ${NEXT_SEQ_OF_SESSION} AS nextSeq
+        `SELECT derived_seq AS derivedSeq, message_count AS messageCount, ${NEXT_SEQ_OF_SESSION} AS nextSeq
          FROM sessions WHERE id = ?`,
       )
       .get(sessionId) as object
@@ -65,8 +64,7 @@ describe('the search index and the summary after a crash', () => {
 
     // The crash left the events durable and the index behind them.
     expect(indexState(dbPath, sessionId)).toEqual({
-      indexedSeq: 0,
-      summarizedSeq: 0,
+      derivedSeq: 0,
       messageCount: 0,
       nextSeq: 3,
       indexed: 0,
@@ -75,8 +73,7 @@ describe('the search index and the summary after a crash', () => {
     const store = track(openStore(dbPath))
     // Opening caught both up, before any search or listing asked for it.
     expect(indexState(dbPath, sessionId)).toEqual({
-      indexedSeq: 3,
-      summarizedSeq: 3,
+      derivedSeq: 3,
       messageCount: 1,
       nextSeq: 3,
       indexed: 1,

@@ -87,7 +87,7 @@ describe('migrations', () => {
     }
   })
 
-  it('v5 keeps a v4 summary exact and indexes what v4 had not, counting nothing twice', () => {
+  it('v5 keeps a v4 summary exact and indexes what v4 had not yet, counting nothing twice', () => {
     const path = join(tempFolder(), 'bridle.db')
     const db = new Database(path)
     db.pragma(`application_id = ${APPLICATION_ID}`)
