@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
 import type Database from 'better-sqlite3'
 import { COMMIT_BUSY_WAIT_MS } from './constants.js'
+import { hasEnded, processStartTicks, thisMachine } from './process-identity.js'
 import { StoreError } from './types.js'
 
 interface LockRecord {
@@ -9,6 +9,9 @@ interface LockRecord {
   hostname: string
   token: string
   acquired_at: number
+  /** Null in rows written before schema v6, or where /proc cannot be read. */
+  start_ticks: number | null
+  boot_id: string | null
 }
 
 /**
@@ -23,17 +26,29 @@ const liveTokens = new Set<string>()
  * sees them. Each acquisition gets its own token: a second Store in the same process, or a second
  * lock through the same Store, is refused like any other holder.
  *
- * A lock whose holder is gone is taken over, but only when the holder ran on this host and
- * `kill(pid, 0)` reports ESRCH. Known limit: if the holder died and the OS has since given its pid
- * to an unrelated live process, the lock looks held until that process ends (pid reuse; common
- * in containers, where the app may get the same low pid on every start).
+ * A lock whose holder is gone is taken over, but only when the holder ran on this host. The row
+ * names the holder by pid, kernel start time and boot (process-identity.ts), so the holder is
+ * gone when its pid is free, when it is a zombie (killed, not yet reaped by its parent), when the
+ * pid now belongs to a process that started at another time, or when the machine has restarted
+ * since. Known limit: a row without a start time (written before schema v6, or on a system
+ * without /proc) is judged by `kill(pid, 0)` alone, so a zombie or a reused pid looks alive.
  */
 export class SessionLocks {
   private readonly held = new Map<string, string>()
-  private readonly host = hostname()
+  private readonly machine = thisMachine()
+  private readonly host = this.machine.host
+  /** This process as a holder: its start time and boot, null where they cannot be read. */
+  private readonly self: readonly [number | null, string | null] = [
+    processStartTicks(process.pid) ?? null,
+    this.machine.bootId ?? null,
+  ]
   private readonly select: Database.Statement<[string], LockRecord>
-  private readonly insert: Database.Statement<[string, number, string, string, number]>
-  private readonly replace: Database.Statement<[number, string, string, number, string, string]>
+  private readonly insert: Database.Statement<
+    [string, number, string, string, number, number | null, string | null]
+  >
+  private readonly replace: Database.Statement<
+    [number, string, string, number, number | null, string | null, string, string]
+  >
   private readonly remove: Database.Statement<[string, string]>
   private readonly sessionExists: Database.Statement<[string], number>
 
@@ -42,13 +57,13 @@ export class SessionLocks {
     private readonly clock: () => number,
   ) {
     this.select = db.prepare(
-      'SELECT pid, hostname, token, acquired_at FROM session_locks WHERE session_id = ?',
+      'SELECT pid, hostname, token, acquired_at, start_ticks, boot_id FROM session_locks WHERE session_id = ?',
     )
     this.insert = db.prepare(
-      'INSERT INTO session_locks (session_id, pid, hostname, token, acquired_at) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO session_locks (session_id, pid, hostname, token, acquired_at, start_ticks, boot_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
     )
     this.replace = db.prepare(
-      'UPDATE session_locks SET pid = ?, hostname = ?, token = ?, acquired_at = ? WHERE session_id = ? AND token = ?',
+      'UPDATE session_locks SET pid = ?, hostname = ?, token = ?, acquired_at = ?, start_ticks = ?, boot_id = ? WHERE session_id = ? AND token = ?',
     )
     this.remove = db.prepare('DELETE FROM session_locks WHERE session_id = ? AND token = ?')
     this.sessionExists = db.prepare<[string], number>('SELECT 1 FROM sessions WHERE id = ?').pluck()
@@ -68,9 +83,17 @@ export class SessionLocks {
         const holder = this.select.get(sessionId)
         const now = this.clock()
         if (holder === undefined) {
-          this.insert.run(sessionId, process.pid, this.host, token, now)
+          this.insert.run(sessionId, process.pid, this.host, token, now, ...this.self)
         } else if (this.isGone(holder)) {
-          this.replace.run(process.pid, this.host, token, now, sessionId, holder.token)
+          this.replace.run(
+            process.pid,
+            this.host,
+            token,
+            now,
+            ...this.self,
+            sessionId,
+            holder.token,
+          )
         } else {
           throw new StoreError(
             'SESSION_LOCKED',
@@ -126,15 +149,15 @@ export class SessionLocks {
     }
   }
 
+  /** Whether the holder has certainly ended; a holder on another host cannot be judged. */
   private isGone(holder: LockRecord): boolean {
     if (holder.hostname !== this.host) return false
-    if (holder.pid === process.pid) return !liveTokens.has(holder.token)
-    try {
-      process.kill(holder.pid, 0)
-      return false
-    } catch (error) {
-      // EPERM means the process exists but belongs to someone else: it is alive.
-      return (error as NodeJS.ErrnoException).code === 'ESRCH'
+    const recorded = {
+      pid: holder.pid,
+      startTicks: holder.start_ticks ?? undefined,
+      bootId: holder.boot_id ?? undefined,
     }
+    if (holder.pid === process.pid && !hasEnded(recorded)) return !liveTokens.has(holder.token)
+    return hasEnded(recorded)
   }
 }

@@ -112,6 +112,17 @@ ALTER TABLE sessions DROP COLUMN own_event_count;
 ALTER TABLE sessions DROP COLUMN indexed_seq;
 `
 
+/**
+ * Who holds a writer lock, beyond its pid: the holder's kernel start time and the boot it ran in
+ * (process-identity.ts), so a holder that died (a zombie, a pid since given to another process,
+ * a machine restarted) is known to be gone. Rows written before have neither and are judged by
+ * pid alone.
+ */
+const V6_SCHEMA = `
+ALTER TABLE session_locks ADD COLUMN start_ticks INTEGER;
+ALTER TABLE session_locks ADD COLUMN boot_id TEXT;
+`
+
 /** Indexes the rows v4 had committed but not yet indexed (between `indexed_seq` and `next_seq`). */
 function indexWhatV4Left(db: Database.Database): void {
   const index = new SearchIndex(db)
@@ -187,6 +198,11 @@ export const MIGRATIONS: readonly Migration[] = [
       indexWhatV4Left(db)
       db.exec(V5_SCHEMA)
     },
+  },
+  {
+    version: 6,
+    description: "writer locks record their holder's start time and boot",
+    up: (db) => db.exec(V6_SCHEMA),
   },
 ]
 

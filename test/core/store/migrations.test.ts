@@ -55,7 +55,7 @@ describe('migrations', () => {
     expect(MIGRATIONS.map((m) => m.version)).toEqual(
       Array.from({ length: LATEST_VERSION }, (_, i) => i + 1),
     )
-    expect(LATEST_VERSION).toBe(5)
+    expect(LATEST_VERSION).toBe(6)
   })
 
   it('an old session has no spawner after the lineage migration (v3); a new child records one', () => {
