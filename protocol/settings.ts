@@ -155,6 +155,22 @@ export const Config = z
       })
       .strict()
       .optional(),
+    /**
+     * The loop guard: from the `repeats`th identical call in a row in a turn (same tool, same
+     * arguments), ask the user, or in full-auto stop the turn. Absent: 3; 0 turns it off.
+     */
+    loopGuard: z
+      .object({
+        repeats: z
+          .number()
+          .int()
+          .min(0)
+          .max(1000)
+          .refine((n) => n !== 1, 'repeats is 0 (off) or at least 2; 1 would stop every call')
+          .optional(),
+      })
+      .strict()
+      .optional(),
     limits: z
       .object({
         maxSteps: z.number().int().positive().max(1000).optional(),

@@ -418,12 +418,14 @@ export class Agent {
       session.append('step/end', { reason: 'completed' })
       return 'done'
     }
-    await this.opts.tools.runCalls(calls, { session, signal })
+    const ran = await this.opts.tools.runCalls(calls, { session, signal })
     if (isAborted(signal)) {
       session.append('step/end', { reason: 'cancelled' })
       return { reason: this.stoppedAs() }
     }
     session.append('step/end', { reason: 'tool-calls' })
+    // The runner stopped the turn (a likely loop): the model sees its calls' results next turn.
+    if (ran.stopTurn) return { reason: 'error', error: { ...ran.stopTurn } }
     return 'again'
   }
 

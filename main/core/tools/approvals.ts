@@ -1,3 +1,5 @@
+import { REPEATED_CALL, repeatDetail, repeatRefusal, repeatWarning } from './repeat-guard.js'
+import type { Repeat } from './repeat-guard.js'
 import type { CallAssessment, CallGrant, Tool } from './types.js'
 
 export const APPROVAL_MODES = ['ask', 'auto-edit', 'full-auto'] as const
@@ -56,6 +58,7 @@ export type ApprovalCode =
   | 'POLICY_DENIED'
   | 'GUARD_DENIED'
   | 'ABORTED_BEFORE_DISPATCH'
+  | typeof REPEATED_CALL
 
 export type ApprovalOutcome =
   | { readonly allowed: true; readonly how: 'policy' | 'rule' | 'user'; readonly grant: CallGrant }
@@ -98,12 +101,16 @@ interface Review {
   /** The call's approval key (a path, a command), and the same quoted for messages. */
   readonly key: string | undefined
   readonly shown: string
+  /** The loop guard flagged the call (repeat-guard.ts): the question says so. */
+  readonly repeat?: Repeat
 }
 
 /**
  * Decides whether a call may run, and logs every decision, automatic ones too:
  * 1. what the call would do (`assess`): `refuse` never runs;
  * 2. deny rules (POLICY_DENIED);
+ *    then a call the loop guard flagged (`repeat`) is put to the user whatever the mode and the
+ *    rules say; with nobody to ask (full-auto, headless) it is refused with REPEATED_CALL;
  * 3. `confirm` (a protected path, a destructive command): this call's own approval in every
  *    mode, refused in full-auto; only a rule the user wrote for exactly that path lets it pass;
  * 4. allow rules that cover the call (never a `confirm`, never a call asking for the network);
@@ -131,6 +138,8 @@ export class ApprovalPolicy {
     signal: AbortSignal,
     audit?: ApprovalAudit,
     ctx: { readonly projectDir: string } = { projectDir: process.cwd() },
+    /** The loop guard flagged this call as the same call again (repeat-guard.ts). */
+    repeat?: Repeat,
   ): Promise<ApprovalOutcome> {
     const assessment = await assessCall(tool, args, ctx)
     const key = tool.approvalKey?.(args)
@@ -150,6 +159,7 @@ export class ApprovalPolicy {
       (rule) => rule.effect === 'deny' && this.ruleCovers(rule, tool, args, key, ctx),
     )
     if (denyRule) return forbid(review, denyRule)
+    if (repeat !== undefined) return this.repeated({ ...review, repeat }, repeat)
     if (assessment.level === 'confirm') return this.confirm(review)
     return this.allowOrAsk(review)
   }
@@ -182,6 +192,22 @@ export class ApprovalPolicy {
       }
     }
     return this.ask(review, undefined)
+  }
+
+  /**
+   * The same call again (the loop guard): the user decides, in every mode short of full-auto; an
+   * allow covers the call as a whole (its `confirm` and its network too, which the question
+   * shows). Full-auto, or nobody to ask: it does not run, and the pipeline stops the turn.
+   */
+  private async repeated(review: Review, repeat: Repeat): Promise<ApprovalOutcome> {
+    if (this.mode !== 'full-auto' && this.channel) return this.ask(review, undefined)
+    await record(review, {
+      decision: 'deny',
+      by: 'guard',
+      detail: repeatDetail(repeat),
+      reason: `a likely loop, and ${this.mode === 'full-auto' ? 'full-auto asks nobody' : 'nobody can be asked in this session'}: the turn is stopped`,
+    })
+    return { allowed: false, code: REPEATED_CALL, message: repeatRefusal(review.tool.name, repeat) }
   }
 
   /**
@@ -399,6 +425,7 @@ async function forbid(review: Review, rule: ApprovalRule): Promise<ApprovalOutco
 function approvalRequest(review: Review, options: readonly string[] | undefined): ApprovalRequest {
   const { tool, args, assessment } = review
   const warnings = [
+    ...(review.repeat ? [repeatWarning(review.repeat)] : []),
     ...assessment.reasons,
     ...(assessment.network ? ['it asks for network access'] : []),
   ]

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Kernel, Serial, Waterfall } from '../kernel/index.js'
 import type { Session } from '../log/session.js'
-import type { ToolRunContext, ToolRunner } from '../loop/tools.js'
+import type { ToolRunContext, ToolRunner, ToolRunOutcome } from '../loop/tools.js'
 import type { ToolSpec } from '../models/types.js'
 import type { ApprovalPolicy } from './approvals.js'
 import { appendResult, dispatchCall } from './dispatch-call.js'
@@ -11,8 +11,10 @@ import { ledgerFromEvents } from './file-ledger.js'
 import type { FileLedgerMap } from './file-ledger.js'
 import type { Guard } from './guards.js'
 import { fullToolSpec, LEAN_LEFT_OUT, leanToolSpec } from './model-schema.js'
-import { admitCall, isConcurrencySafe, prepareCall } from './prepare-call.js'
+import { admitCall, isConcurrencySafe, prepareCall, refuseByGuard } from './prepare-call.js'
 import type { Prepared } from './prepare-call.js'
+import { REPEATED_CALL, RepeatGuard, stoppedBefore, turnStopText } from './repeat-guard.js'
+import type { CallShape, LoopGuardConfig } from './repeat-guard.js'
 import type { ToolRegistry } from './registry.js'
 import type { OutputSpill } from './spill.js'
 import type { Tool, ToolOutput } from './types.js'
@@ -85,6 +87,8 @@ export interface PipelineOptions {
   readonly workspace?: WorkspaceHooks
   /** Whether the model is shown the lean tool set (a small window); read at every step. */
   readonly isLean?: () => boolean
+  /** The loop guard (config.json's `loopGuard`); absent: on, from the 3rd identical call. */
+  readonly loopGuard?: LoopGuardConfig
 }
 
 /**
@@ -93,13 +97,16 @@ export interface PipelineOptions {
  * `tool/dispatch` plugins (veto, rewrite, answer) -> dispatch (after `tool/call` is durable) ->
  * `tool/post` plugins -> post-process (cap, spill) -> result (dispatch-call.ts). Calls that are
  * all concurrency-safe run together (at most `maxParallel`); an exclusive call is a barrier.
- * Results are appended in the model's order, whatever finishes first.
+ * Results are appended in the model's order, whatever finishes first. The loop guard
+ * (repeat-guard.ts) flags the model's calls that repeat the one before; one refused stops the
+ * turn: the calls after it in the reply do not run, and `runCalls` returns the stop.
  */
 export function createToolPipeline(opts: PipelineOptions): ToolRunner {
   const maxParallel = opts.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS
   // What the agent last saw of each file, rebuilt from the log once (a resumed session too).
   const ledgers = new WeakMap<Session, FileLedgerMap>()
   const visible = () => new Map(opts.registry.view(opts.scope).map((tool) => [tool.name, tool]))
+  const repeats = new RepeatGuard(opts.loopGuard)
 
   return {
     specs(): ToolSpec[] {
@@ -107,7 +114,7 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
       if (opts.isLean?.() !== true) return tools.map(fullToolSpec)
       return tools.filter((tool) => !LEAN_LEFT_OUT.has(tool.name)).map(leanToolSpec)
     },
-    async runCalls(calls, { session, signal }: ToolRunContext) {
+    async runCalls(calls, { session, signal }: ToolRunContext): Promise<ToolRunOutcome> {
       const tools = visible()
       let files = ledgers.get(session)
       if (!files) {
@@ -120,8 +127,10 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
         files,
         innerCalls: (parentId) => createInnerCalls(parentId, tools, opts, { session, files }),
       }
+      let stop: TurnStop | undefined
       for (const batch of intoBatches(calls.map((call) => prepareCall(call, tools)))) {
-        for (const p of batch) await admitCall(p, opts, session, signal)
+        for (const p of batch)
+          stop = await admitGuarded(p, opts, { session, signal, repeats }, stop)
         // Each result is logged as soon as every call before it has its own, so the log keeps the
         // model's order and a crash loses as few finished results as possible.
         const ready: (Dispatched | undefined)[] = new Array<Dispatched | undefined>(batch.length)
@@ -138,7 +147,51 @@ export function createToolPipeline(opts: PipelineOptions): ToolRunner {
           }
         })
       }
+      return stop === undefined ? {} : { stopTurn: { code: stop.code, message: stop.message } }
     },
+  }
+}
+
+/** The loop guard stopped the turn at call `callId`: the code and words the turn ends with. */
+interface TurnStop {
+  readonly callId: string
+  readonly code: string
+  readonly message: string
+}
+
+/**
+ * Admits the model's next call (calls come in the model's order) with what the loop guard says
+ * of it. Returns the turn's stop: the one given (every call after a refused repeat is refused
+ * too, and runs nothing), or a new one when this call is a repeat that was refused.
+ */
+async function admitGuarded(
+  p: Prepared,
+  opts: PipelineOptions,
+  turn: { readonly session: Session; readonly signal: AbortSignal; readonly repeats: RepeatGuard },
+  stopped: TurnStop | undefined,
+): Promise<TurnStop | undefined> {
+  const { session, repeats } = turn
+  const shape: CallShape = { name: p.call.name, args: p.args, raw: p.call.args }
+  const repeat = repeats.next(session, shape)
+  if (stopped !== undefined) {
+    if (p.failure === undefined)
+      refuseByGuard(p, session, {
+        code: REPEATED_CALL,
+        reason: 'the turn was stopped at a repeated call before it',
+        detail: 'loop guard',
+        message: stoppedBefore(p.call.name, stopped.callId),
+      })
+    return stopped
+  }
+  await admitCall(p, opts, session, turn.signal, undefined, repeat)
+  if (repeat === undefined) return undefined
+  if (p.grant !== undefined) repeats.allow(session, shape)
+  // REPEATED_CALL comes only from the guard's refusal (a user's no is APPROVAL_DENIED).
+  if (p.failure?.ok !== false || p.failure.error.code !== REPEATED_CALL) return undefined
+  return {
+    callId: p.call.callId,
+    code: REPEATED_CALL,
+    message: turnStopText(p.call.name, p.args, repeat),
   }
 }
 

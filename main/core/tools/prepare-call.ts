@@ -12,6 +12,7 @@ import type { Session } from '../log/session.js'
 import type { ApprovalAudit } from './approvals.js'
 import { checkGuards } from './guards.js'
 import type { GuardInput, PipelineOptions } from './pipeline.js'
+import type { Repeat } from './repeat-guard.js'
 import type { CallGrant, Tool } from './types.js'
 
 export type CallResult = EventDataInput<'tool/result'>
@@ -115,6 +116,8 @@ export async function admitCall(
   signal: AbortSignal,
   /** The call this one is linked to (a program's inner call), named on its approval events. */
   parent?: string,
+  /** The loop guard flagged the call as the same call again (repeat-guard.ts). */
+  repeat?: Repeat,
 ): Promise<void> {
   if (p.failure || !p.tool) return
   if (isAborted(signal)) {
@@ -129,15 +132,13 @@ export async function admitCall(
       ? await pluginGuards({ ...call, callId: p.call.callId }, opts, session)
       : { reason: denial, message: denial }
   if (refusal !== undefined) {
-    session.append('approval/decided', {
-      callId: p.call.callId,
-      ...linkTo(parent),
-      decision: 'deny',
-      by: 'guard',
+    refuseByGuard(p, session, {
+      code: 'GUARD_DENIED',
       reason: refusal.reason,
+      message: refusal.message,
       ...(refusal.plugin === undefined ? {} : { detail: `plugin "${refusal.plugin}"` }),
+      parent,
     })
-    p.failure = failure(p.call.callId, 'GUARD_DENIED', refusal.message)
     return
   }
   const approval = await opts.approvals.decide(
@@ -147,12 +148,36 @@ export async function admitCall(
     signal,
     approvalAudit(session, parent),
     { projectDir: opts.projectDir },
+    repeat,
   )
   if (!approval.allowed) {
     p.failure = failure(p.call.callId, approval.code, approval.message)
     return
   }
   p.grant = approval.grant
+}
+
+/** A guard refused the call before anyone was asked: logged as decided by it; nothing runs. */
+export function refuseByGuard(
+  p: Prepared,
+  session: Session,
+  why: {
+    readonly code: string
+    readonly reason: string
+    readonly message: string
+    readonly detail?: string
+    readonly parent?: string | undefined
+  },
+): void {
+  session.append('approval/decided', {
+    callId: p.call.callId,
+    ...linkTo(why.parent),
+    decision: 'deny',
+    by: 'guard',
+    reason: why.reason,
+    ...(why.detail === undefined ? {} : { detail: why.detail }),
+  })
+  p.failure = failure(p.call.callId, why.code, why.message)
 }
 
 /** The plugins' `tool/guard` listeners: the first that throws refuses the call. */

@@ -374,7 +374,7 @@ describe('limits, restarts and request observers', () => {
       session: reopened,
       adapter: createOpenAiCompatibleAdapter({ baseUrl: h.server.url }),
       model: 'scripted',
-      tools: { specs: () => [], runCalls: () => Promise.resolve() },
+      tools: { specs: () => [], runCalls: () => Promise.resolve({}) },
       prompt: () => [{ name: 'identity', text: 'x' }],
     })
     const [outcome] = await agent.runUntilIdle()

@@ -292,6 +292,7 @@ async function toolSide(
     workspace,
     isLean,
     kernel,
+    ...(opts.config.loopGuard === undefined ? {} : { loopGuard: opts.config.loopGuard }),
   })
   return { registry, approvals, workspace, tools, isLean }
 }
