@@ -385,14 +385,20 @@ export const eventData = {
     parent: CallLink.optional(),
   }),
   /**
-   * A command's process started: enough to find it again after a crash and to tell it from a
-   * process that later reused its number (`startTicks`, the kernel's start time).
+   * A command's process started: enough to find it again after a crash and to prove it is the
+   * one this installation started: the kernel's start time (`startTicks`), the boot
+   * (`/proc/sys/kernel/random/boot_id`) and the host. Crash repair signals a group only with all
+   * three matching; a record without them (older logs) is never signalled. `imported`: the
+   * record came in with `bridle import`, and is never signalled either.
    */
   'process/started': z.object({
     callId: CallId,
     pid: z.number().int().positive(),
     pgid: z.number().int().positive(),
     startTicks: z.number().int().nonnegative().optional(),
+    bootId: z.string().max(100).optional(),
+    host: z.string().max(255).optional(),
+    imported: z.literal(true).optional(),
     sandboxed: z.boolean(),
   }),
   /**

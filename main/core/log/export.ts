@@ -170,7 +170,8 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * turn/step enclosure, call/result pairing, inbox, header and checkpoint rules all apply, and the
  * turn and step of each event must be the ones the log itself assigns. All of this happens in
  * one transaction: on any failure, an ImportError naming the line is thrown and no session and no
- * row is left behind. A trailing empty line (the file's final newline) is ignored.
+ * row is left behind. A trailing empty line (the file's final newline) is ignored. Every
+ * `process/started` is marked `imported`, so opening the session never signals what it names.
  */
 export function importSession(
   store: Store,
@@ -192,7 +193,8 @@ export function importSession(
     // A failed commit is thrown by close() below; reporting it as well would say it twice.
     const session = Session.open(store, id, { mode: 'write', clock, report: () => undefined })
     try {
-      for (const event of events) replay(session, withProjectDir(event, opts.projectDir))
+      for (const event of events)
+        replay(session, markedImported(withProjectDir(event, opts.projectDir)))
       session.close() // commits the replayed rows inside this transaction, releases the lock
     } catch (error) {
       try {
@@ -211,6 +213,16 @@ export function importSession(
 function withProjectDir(event: LogEvent, projectDir: string | undefined): LogEvent {
   if (projectDir === undefined || event.type !== 'session/created') return event
   return { ...event, data: { ...event.data, projectDir } }
+}
+
+/**
+ * `process/started` marked `imported`: the process it names was started by another installation
+ * or an earlier run, and crash repair never signals it (docs/ARCHITECTURE.md 3.7), whatever the
+ * file says of its host, boot and start time.
+ */
+function markedImported(event: LogEvent): LogEvent {
+  if (event.type !== 'process/started') return event
+  return { ...event, data: { ...event.data, imported: true } }
 }
 
 /** Line N of the file holds seq N-2. */

@@ -13,6 +13,7 @@ import type { Session } from '../log/session.js'
 import type { FileLedgerMap } from './file-ledger.js'
 import type { DispatchInput, PipelineOptions } from './pipeline.js'
 import { describeCause, failure, linkTo, notStarted } from './prepare-call.js'
+import { thisMachine } from './processes.js'
 import type { CallResult, Prepared } from './prepare-call.js'
 import { ToolError } from './types.js'
 import type { CallGrant, InnerCalls, ProcessRecord, Tool, ToolOutput } from './types.js'
@@ -178,7 +179,8 @@ async function runBody(call: InFlight, input: DispatchInput): Promise<ToolOutput
     ...(call.grant ? { grant: call.grant } : {}),
     ...(call.innerCalls ? { inner: call.innerCalls(call.callId) } : {}),
     onProcess: (record: ProcessRecord) => {
-      session.append('process/started', { callId: call.callId, ...record })
+      // Where it runs (host and boot): with the start time, what lets crash repair prove it ours.
+      session.append('process/started', { callId: call.callId, ...record, ...thisMachine() })
       // Best effort: the command already runs; a failed write shows up at the next flush.
       session.flush().catch(() => undefined)
     },

@@ -1,42 +1,22 @@
 /**
- * Commands as processes: naming one well enough to find it again (its group and kernel start
- * time), and ending what a crash left running. Linux reads `/proc`; elsewhere the start time is
- * unknown and a recorded group is ended only while its leader still answers signals.
+ * Commands as processes: naming one well enough to find it again (its group, kernel start time,
+ * boot and host: `../store/process-identity.ts`), and ending what a crash left running, but only
+ * what this installation provably started. Linux reads `/proc`; elsewhere nothing can be proven
+ * and crash repair signals nothing.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
+import { hostname } from 'node:os'
 import type { CallProcess } from '../log/lifecycle.js'
+import {
+  bootId,
+  isRunningState,
+  ownProcessGroup,
+  procStat,
+  processStartTicks,
+  thisMachine,
+} from '../store/process-identity.js'
 
-interface ProcStat {
-  readonly state: string
-  readonly pgrp: number
-  readonly startTicks: number
-}
-
-/** `/proc/<pid>/stat`, or undefined when the process is gone (or there is no /proc). */
-function procStat(pid: number | string): ProcStat | undefined {
-  let stat: string
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  } catch {
-    return undefined
-  }
-  // After the command name (which may hold spaces and parentheses): state ppid pgrp ... and
-  // starttime is field 22 of the whole line, the 20th after the name.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return {
-    state: fields[0] ?? '?',
-    pgrp: Number(fields[2]),
-    startTicks: Number(fields[19]),
-  }
-}
-
-/** When the process started, in clock ticks since boot; undefined when it cannot be read. */
-export function processStartTicks(pid: number): number | undefined {
-  const ticks = procStat(pid)?.startTicks
-  return ticks === undefined || !Number.isFinite(ticks) ? undefined : ticks
-}
-
-const isLive = (stat: ProcStat) => stat.state !== 'Z' && stat.state !== 'X'
+export { processStartTicks, thisMachine }
 
 /** The live processes of group `pgid`; undefined without /proc. */
 export function groupMembers(pgid: number): number[] | undefined {
@@ -50,26 +30,9 @@ export function groupMembers(pgid: number): number[] | undefined {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue
     const stat = procStat(entry)
-    if (stat && stat.pgrp === pgid && isLive(stat)) members.push(Number(entry))
+    if (stat && stat.pgrp === pgid && isRunningState(stat)) members.push(Number(entry))
   }
   return members
-}
-
-/**
- * The live members of the recorded command's group, or [] when the number now belongs to
- * someone else. A group number cannot be handed out again while any member lives, so only a
- * live leader with another start time means reuse.
- */
-function recordedMembers(record: CallProcess): number[] | undefined {
-  const leader = procStat(record.pgid)
-  if (
-    leader &&
-    isLive(leader) &&
-    record.startTicks !== undefined &&
-    leader.startTicks !== record.startTicks
-  )
-    return []
-  return groupMembers(record.pgid)
 }
 
 /** Whether any process of the group still runs (zombies do not count). */
@@ -92,24 +55,75 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** What crash repair may do with a recorded command: why not, or that it is provably ours. */
+type Verdict =
+  | { readonly kind: 'ended'; readonly why?: string }
+  | { readonly kind: 'unproven'; readonly why: string }
+  | { readonly kind: 'ours' }
+
+/**
+ * Whether the recorded command is provably one this installation started and still runs: the
+ * record was made here (not imported), on this host and boot, names a group that is not 1 or
+ * less and not the caller's own, and its leader runs with the recorded start time. A record
+ * without host, boot or start time (an older Bridle, a hand-edited log) proves nothing.
+ */
+function judge(record: CallProcess): Verdict {
+  const { pid, pgid } = record
+  if (record.imported === true)
+    return {
+      kind: 'unproven',
+      why: 'the record came with an imported session, and Bridle never signals a process it did not start on this machine',
+    }
+  if (pgid <= 1 || pid !== pgid)
+    return { kind: 'unproven', why: `group ${pgid} is not one a command of Bridle leads` }
+  if (pgid === ownProcessGroup() || pid === process.pid)
+    return { kind: 'unproven', why: 'it is the process group Bridle itself runs in' }
+  if (record.host === undefined || record.bootId === undefined || record.startTicks === undefined)
+    return {
+      kind: 'unproven',
+      why: 'the record does not say on which host, in which boot and when it started (an older Bridle or an edited log), so Bridle cannot prove it started that process',
+    }
+  if (record.host !== hostname())
+    return { kind: 'unproven', why: `it was started on another host (${record.host})` }
+  const boot = bootId()
+  if (boot === undefined)
+    return { kind: 'unproven', why: 'this system does not say which boot it is in (no /proc)' }
+  if (record.bootId !== boot) return { kind: 'ended', why: 'the machine has restarted since' }
+  const leader = procStat(pid)
+  if (leader === undefined || !isRunningState(leader)) {
+    const left = groupMembers(pgid)?.length ?? 0
+    return left === 0
+      ? { kind: 'ended' }
+      : {
+          kind: 'unproven',
+          why: `its first process (${pid}) has ended, so Bridle cannot prove that the ${left} process${left === 1 ? '' : 'es'} left in group ${pgid} are the command's; end them yourself if they are`,
+        }
+  }
+  if (leader.startTicks !== record.startTicks)
+    return { kind: 'ended', why: `process ${pid} is now another program` }
+  if (leader.pgrp !== pgid)
+    return { kind: 'unproven', why: `process ${pid} has left group ${pgid}` }
+  return { kind: 'ours' }
+}
+
 /** How long crash repair waits for a killed group to vanish before reporting anyway. */
 const REPAIR_SETTLE_MS = 1000
 
 /**
- * Crash repair's hook: ends the command a crashed run left behind, if it still runs and is the
- * same command (its leader, if alive, started when recorded), and says
- * in one sentence what it found. Synchronous, so the repair stays one step: SIGKILL at once (the
- * program that would have handled a gentler signal is long gone), then a short wait.
+ * Crash repair's hook: ends the command a crashed run left behind, if it still runs and is
+ * provably the one this installation started (`judge`), and says in one sentence what it found,
+ * including why a command was not stopped. Never signals anything else: not an imported record,
+ * not group 1 or below, not the caller's own group. Synchronous, so the repair stays one step:
+ * SIGKILL at once (the program that would have handled a gentler signal is long gone), then a
+ * short wait.
  */
 export function endLeftoverProcess(record: CallProcess): string {
-  const members = recordedMembers(record)
-  if (members === undefined) {
-    // No /proc: only the leader's own answer to a signal tells us anything.
-    if (!isGroupRunning(record.pgid)) return 'Its command had already ended.'
-    signalGroup(record.pgid, 'SIGKILL')
-    return `Its command (process group ${record.pgid}) may have been still running; it was sent SIGKILL.`
-  }
-  if (members.length === 0) return 'Its command had already ended.'
+  const verdict = judge(record)
+  if (verdict.kind === 'ended')
+    return `Its command had already ended${verdict.why === undefined ? '' : ` (${verdict.why})`}.`
+  if (verdict.kind === 'unproven')
+    return `Its command (process group ${record.pgid}) was not stopped: ${verdict.why}.`
+  const members = groupMembers(record.pgid) ?? []
   signalGroup(record.pgid, 'SIGKILL')
   const deadline = Date.now() + REPAIR_SETTLE_MS
   const pause = new Int32Array(new SharedArrayBuffer(4))

@@ -11,7 +11,11 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Session } from '../../../main/core/log/index.js'
 import { openStore } from '../../../main/core/store/index.js'
-import { endLeftoverProcess, processStartTicks } from '../../../main/core/tools/processes.js'
+import {
+  endLeftoverProcess,
+  processStartTicks,
+  thisMachine,
+} from '../../../main/core/tools/processes.js'
 
 const cleanups: (() => void)[] = []
 afterEach(() => {
@@ -70,6 +74,7 @@ describe('ending what a crash left running', () => {
       pid,
       pgid: pid,
       ...(startTicks === undefined ? {} : { startTicks }),
+      ...thisMachine(),
       sandboxed: false,
     })
     expect(said).toMatch(/still running after the crash: 2 processes \(group \d+\) stopped/)
@@ -81,8 +86,55 @@ describe('ending what a crash left running', () => {
     const pid = startGroup(marker)
     await until(() => withMarker(marker).length === 1, 'the marked child')
     const startTicks = (processStartTicks(pid) ?? 0) + 1
-    const said = endLeftoverProcess({ callId: 'c1', pid, pgid: pid, startTicks, sandboxed: false })
-    expect(said).toBe('Its command had already ended.')
+    const said = endLeftoverProcess({
+      callId: 'c1',
+      pid,
+      pgid: pid,
+      startTicks,
+      ...thisMachine(),
+      sandboxed: false,
+    })
+    expect(said).toBe(`Its command had already ended (process ${pid} is now another program).`)
+    expect(withMarker(marker)).toHaveLength(1)
+  })
+
+  it('never signals a live group its record cannot prove ours, and says why', async () => {
+    const marker = `bridle-leftover-${process.pid}-d`
+    const pid = startGroup(marker)
+    await until(() => withMarker(marker).length === 1, 'the marked child')
+    const startTicks = processStartTicks(pid) ?? 0
+    const base = { callId: 'c1', pid, pgid: pid, sandboxed: false }
+    const machine = thisMachine()
+    const cases: [string, Parameters<typeof endLeftoverProcess>[0], RegExp][] = [
+      // An older Bridle's record, or a hand-edited one: no host, no boot.
+      ['no provenance', { ...base, startTicks }, /cannot prove it started that process/],
+      ['no start time', { ...base, ...machine }, /cannot prove it started that process/],
+      [
+        'another host',
+        { ...base, startTicks, ...machine, host: `not-${machine.host}` },
+        /started on another host/,
+      ],
+      // Every field matches the live process: only the import mark tells it apart.
+      [
+        'imported',
+        { ...base, startTicks, ...machine, imported: true },
+        /came with an imported session/,
+      ],
+      [
+        'pid not its group',
+        { ...base, pgid: pid, pid: process.pid, startTicks, ...machine },
+        /is not one a command of Bridle leads/,
+      ],
+    ]
+    for (const [what, record, why] of cases) {
+      const said = endLeftoverProcess(record)
+      expect(said, what).toMatch(/^Its command \(process group \d+\) was not stopped: /)
+      expect(said, what).toMatch(why)
+      expect(withMarker(marker), what).toHaveLength(1)
+    }
+    // Another boot: the recorded process ended when the machine restarted; nothing is signalled.
+    const rebooted = endLeftoverProcess({ ...base, startTicks, ...machine, bootId: 'another-boot' })
+    expect(rebooted).toBe('Its command had already ended (the machine has restarted since).')
     expect(withMarker(marker)).toHaveLength(1)
   })
 
@@ -93,6 +145,7 @@ describe('ending what a crash left running', () => {
       pid: 4_000_000,
       pgid: 4_000_000,
       startTicks: 1,
+      ...thisMachine(),
       sandboxed: false,
     })
     expect(said).toBe('Its command had already ended.')
@@ -124,6 +177,7 @@ describe('ending what a crash left running', () => {
       pid,
       pgid: pid,
       ...(startTicks === undefined ? {} : { startTicks }),
+      ...thisMachine(),
       sandboxed: false,
     })
     session.close()
