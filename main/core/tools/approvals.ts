@@ -114,7 +114,9 @@ interface Review {
  * 3. `confirm` (a protected path, a destructive command): this call's own approval in every
  *    mode, refused in full-auto; only a rule the user wrote for exactly that path lets it pass;
  * 4. allow rules that cover the call (never a `confirm`, never a call asking for the network);
- * 5. the mode: reads always; edits in auto-edit and full-auto; anything in full-auto;
+ * 5. the mode: reads always; edits in auto-edit and full-auto; anything in full-auto, except a
+ *    call nothing keeps inside the project (`uncontained`: an unsandboxed command the judge
+ *    cannot prove stays inside), which goes to the user as in `ask`;
  * 6. the user.
  * "The user said no", "nobody could be asked" and "a policy forbids it" stay distinct codes.
  */
@@ -227,7 +229,7 @@ export class ApprovalPolicy {
       })
       return { allowed: true, how: 'rule', grant: this.grant(review, 'rule') }
     }
-    if (this.modeAllows(tool)) {
+    if (this.modeAllows(tool) && (assessment.uncontained ?? []).length === 0) {
       await record(review, {
         decision: 'allow',
         by: 'mode',
@@ -309,10 +311,15 @@ export class ApprovalPolicy {
       detail: this.mode,
       reason: 'nobody can be asked in this session',
     })
+    const uncontained = review.assessment.uncontained ?? []
+    const why =
+      uncontained.length === 0
+        ? ''
+        : ` (${uncontained.join('; ')}; turn the sandbox on, or run it where the user can approve it)`
     return {
       allowed: false,
       code: 'NO_APPROVAL_CHANNEL',
-      message: `${review.tool.name} needs the user's approval, and nobody can be asked in this session (approval mode "${this.mode}" without a user). It did not run.`,
+      message: `${review.tool.name} needs the user's approval${why}, and nobody can be asked in this session (approval mode "${this.mode}" without a user). It did not run.`,
     }
   }
 
@@ -427,6 +434,7 @@ function approvalRequest(review: Review, options: readonly string[] | undefined)
   const warnings = [
     ...(review.repeat ? [repeatWarning(review.repeat)] : []),
     ...assessment.reasons,
+    ...(assessment.uncontained ?? []),
     ...(assessment.network ? ['it asks for network access'] : []),
   ]
   return {

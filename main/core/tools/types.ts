@@ -103,6 +103,13 @@ export interface CallAssessment {
   readonly grantable?: boolean
   /** The call asks for the network (a command that downloads); never covered by a grant. */
   readonly network?: boolean
+  /**
+   * Why nothing can be shown to keep the call inside the project (a command that will run
+   * without the sandbox, and that the judge cannot prove stays inside): the approval mode alone
+   * never runs it, full-auto included; it is put to the user (refused when nobody can be asked),
+   * and only an allow rule the user kept lets it pass unasked. Absent or empty: the mode decides.
+   */
+  readonly uncontained?: readonly string[]
 }
 
 /**

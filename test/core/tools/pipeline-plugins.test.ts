@@ -84,7 +84,7 @@ describe('tool plugins on the real tool path', () => {
     const asked: ApprovalRequest[] = []
 
     const { results, calls } = await run(
-      ['touch vetoed.txt && curl -s http://example.invalid', 'touch allowed.txt'],
+      ['touch vetoed.txt && echo curl -s http://example.invalid', 'touch allowed.txt'],
       [noCurl],
       { channel: (request) => asked.push(request) },
     )
@@ -129,7 +129,7 @@ describe('tool plugins on the real tool path', () => {
     }
 
     const { results, calls } = await run(
-      ['touch vetoed.txt && curl -s http://example.invalid', 'touch allowed.txt'],
+      ['touch vetoed.txt && echo curl -s http://example.invalid', 'touch allowed.txt'],
       [noCurl],
     )
 

@@ -4,6 +4,12 @@
  * outside the project or to a protected path), and standing grants are patterns on that argv,
  * never a text prefix. The parser loads once (WebAssembly); `assess` waits for it, and the grant
  * hooks, which the approval policy calls only after `assess`, use it as loaded.
+ *
+ * Where the command will run matters too: in the sandbox, anything the judge lets through is
+ * held inside the project by the OS. Without it (setting `off`, or `auto` where bubblewrap cannot
+ * run: always on macOS and Windows), the judge must prove the line stays inside the project
+ * (`uncontainedReasons`); what it cannot prove carries `uncontained`, so the approval mode alone
+ * never runs it.
  */
 import { homedir } from 'node:os'
 import {
@@ -15,11 +21,14 @@ import {
   parsePattern,
   parseShellLine,
   patternText,
+  uncontainedReasons,
 } from '../command/index.js'
 import type { CommandPattern, Judgement, ShellLine, ShellParser } from '../command/index.js'
 import { protectedPathReason } from '../protected-paths.js'
 import type { CallAssessment, ToolGrants } from '../types.js'
 import { resolveInsideProject } from '../../workspace/paths.js'
+import { sandboxStatus } from './bash-sandbox.js'
+import type { BashSandbox } from './bash-sandbox.js'
 
 export interface BashCall {
   readonly command: string
@@ -30,10 +39,18 @@ export interface BashCall {
 interface Analysis {
   readonly line: ShellLine
   readonly judgement: Judgement
+  /** Why the line cannot be proven to stay inside the project (empty: it can). */
+  readonly uncontained: readonly string[]
 }
 
-/** The judge of one bash tool: `assess` and `grants` share the parser and a small cache. */
-export function bashJudge(env: NodeJS.ProcessEnv | undefined): {
+/**
+ * The judge of one bash tool: `assess` and `grants` share the parser and a small cache.
+ * `sandbox` is the tool's (absent: commands run directly, as with `off`).
+ */
+export function bashJudge(
+  env: NodeJS.ProcessEnv | undefined,
+  sandbox?: BashSandbox,
+): {
   assess(call: BashCall, ctx: { readonly projectDir: string }): Promise<CallAssessment>
   grants: ToolGrants<BashCall>
 } {
@@ -48,13 +65,14 @@ export function bashJudge(env: NodeJS.ProcessEnv | undefined): {
     if (known) return known
     const cwd = startFolder(projectDir, call.workdir)
     const line = parseShellLine(parser, call.command, { home, cwd })
-    const judgement = judgeShellLine(line, {
+    const ctx = {
       projectDir,
       home,
-      protectedReason: (path) => protectedPathReason(projectDir, path),
-    })
+      protectedReason: (path: string) => protectedPathReason(projectDir, path),
+    }
+    const judgement = judgeShellLine(line, ctx)
     if (cache.size >= 64) cache.delete(cache.keys().next().value ?? '')
-    const analysis = { line, judgement }
+    const analysis = { line, judgement, uncontained: uncontainedReasons(line, ctx) }
     cache.set(key, analysis)
     return analysis
   }
@@ -70,7 +88,17 @@ export function bashJudge(env: NodeJS.ProcessEnv | undefined): {
       const analysis = analyse(call, projectDir)
       if (!analysis) return { level: 'confirm', reasons: ['the shell parser is not ready'] }
       const { level, reasons, grantable } = analysis.judgement
-      return { level, reasons, grantable, ...(call.network === true ? { network: true } : {}) }
+      const uncontained =
+        analysis.uncontained.length > 0 && !(await runsSandboxed(sandbox))
+          ? analysis.uncontained
+          : []
+      return {
+        level,
+        reasons,
+        grantable,
+        ...(call.network === true ? { network: true } : {}),
+        ...(uncontained.length > 0 ? { uncontained } : {}),
+      }
     },
     grants: {
       options(call, { projectDir }) {
@@ -94,6 +122,17 @@ export function bashJudge(env: NodeJS.ProcessEnv | undefined): {
       },
     },
   }
+}
+
+/**
+ * Whether commands of this tool run in the sandbox: never under `off`; always under `required`
+ * (a command refused for want of one never runs bare); under `auto` when the probe, remembered
+ * per process, says bubblewrap works.
+ */
+async function runsSandboxed(sandbox: BashSandbox | undefined): Promise<boolean> {
+  if (!sandbox || sandbox.mode === 'off') return false
+  if (sandbox.mode === 'required') return true
+  return (await sandboxStatus(sandbox)).available
 }
 
 /** Where the line starts: the project, or its workdir (unknown when the workdir is refused). */

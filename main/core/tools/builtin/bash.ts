@@ -66,7 +66,7 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
   const maxTimeoutMs = opts.maxTimeoutMs ?? MAX_BASH_TIMEOUT_MS
   const maxBufferedBytes = opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
   const seconds = (ms: number) => Math.round(ms / 100) / 10
-  const judge = bashJudge(opts.env)
+  const judge = bashJudge(opts.env, opts.sandbox)
   return defineTool({
     name: 'bash',
     brief: 'Run a shell command in the project folder (stdin closed).',
