@@ -181,6 +181,8 @@ export function toolErrorText(code: string): string | undefined {
       return 'A rule or the approval mode refused this call without asking.'
     case 'NO_APPROVAL_CHANNEL':
       return 'This call needed an approval, and nobody could be asked.'
+    case 'REPEATED_CALL':
+      return 'Not run: the model made the same call too many times in a row, so Bridle stopped the turn (a likely loop).'
     default:
       return undefined
   }
