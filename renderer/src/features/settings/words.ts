@@ -111,7 +111,7 @@ export const APPROVAL_MODES: readonly {
   {
     mode: 'full-auto',
     label: 'Full auto',
-    help: 'Edits and commands run without asking, except what needs your own approval (a protected path, a destructive command), which is refused, and rules marked deny.',
+    help: 'Edits run without asking. Commands in the sandbox run without asking; without a sandbox (setting off, or none works here, as on macOS and Windows) only those Bridle can prove stay in the project do, and the rest wait for your answer. What needs your own approval (a protected path, a destructive command) is refused, as are rules marked deny.',
   },
 ]
 
