@@ -1,30 +1,23 @@
-import { randomBytes } from 'node:crypto'
-import {
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { realpathSync } from 'node:fs'
 import type { EventData, LogEvent } from '../../../protocol/events.js'
 import { rowToEvent } from '../log/rows.js'
 import type { Session } from '../log/session.js'
 import type { Store } from '../store/index.js'
 import { FileHistory } from './file-history.js'
 import type { FileState } from './file-history.js'
-import { resolveInsideProject } from './paths.js'
-import { hashContent } from './snapshot.js'
-import { DEFAULT_AFTER_SNAPSHOT_MAX_BYTES } from './turn-changes.js'
+import {
+  ABSENT,
+  locate,
+  readCurrent,
+  RefusedPath,
+  removeConfined,
+  writeConfined,
+} from './restore-disk.js'
+import type { Current, ProtectedReason, RestoreFence } from './restore-disk.js'
 import type { SnapshotStore } from './snapshot.js'
 
-/**
- * The largest file a restore overwrites or removes (it keeps a copy first): the size up to which
- * a turn's end keeps copies. A larger file is skipped, with its reason.
- */
-export const MAX_RESTORE_FILE_BYTES = DEFAULT_AFTER_SNAPSHOT_MAX_BYTES
+export { MAX_RESTORE_FILE_BYTES } from './restore-disk.js'
+export type { ProtectedReason } from './restore-disk.js'
 
 export type RestoreErrorCode =
   'TURN_RUNNING' | 'BAD_SEQ' | 'NOTHING_TO_UNDO' | 'TURN_AFTER_RESTORE' | 'RESTORE_WRITE_FAILED'
@@ -46,6 +39,11 @@ export interface RestoreOptions {
   readonly snapshots: SnapshotStore
   /** The session's project folder. */
   readonly projectDir: string
+  /**
+   * Why a path must never be written (`.git`, hooks, CI workflows, ...), or undefined: the tools'
+   * `protectedPathReason`, passed in by the host and the CLI. Such paths are skipped, named.
+   */
+  readonly protectedReason: ProtectedReason
   /** Go ahead although files changed outside Bridle (they are listed in the event). */
   readonly force?: boolean
   /** Only say what would be done (drifted files included): nothing is touched or logged. */
@@ -77,20 +75,17 @@ export type RestoreOutcome =
 /** One file the restore (or undo) changes. */
 interface Change {
   readonly path: string
-  readonly abs: string
   readonly to: { readonly kind: 'file'; readonly hash: string } | { readonly kind: 'absent' }
   /** What is there now: guarded by hash, or no file. */
   readonly now: Current
 }
 
-type Current =
-  | {
-      readonly kind: 'file'
-      readonly hash: string
-      readonly content: Buffer
-      readonly mode: number
-    }
-  | { readonly kind: 'absent' }
+/** A file the restore (or undo) would put in state `to`, and the state the session last saw. */
+interface Wanted {
+  readonly path: string
+  readonly to: Change['to']
+  readonly lastSeen: FileState
+}
 
 /**
  * Puts the project's files back to how they were right after event `toSeq` of the session's
@@ -98,8 +93,9 @@ type Current =
  *
  * Only files some turn of the history changed are considered, and those other branches of the
  * conversation changed (at every point of this history they held what those branches first
- * found: a parent's later turns, seen from a fork, are undone); `.git/` and paths that resolve
- * outside the project are skipped. First the drift check: a file the restore would change whose
+ * found: a parent's later turns, seen from a fork, are undone). A path outside the project, a
+ * protected one (`opts.protectedReason`), or one with a symbolic link anywhere on the way is
+ * skipped and named, never followed (`restore-disk.ts`). First the drift check: a file the restore would change whose
  * content is neither what the session last saw nor what the latest turn or restore of any session
  * of the project left there was changed outside Bridle; then nothing is touched and the outcome
  * lists them (unless `force`). Otherwise every file to change is copied to the snapshot store
@@ -117,18 +113,17 @@ export async function restoreFiles(
       `seq ${toSeq} is not an event of session ${session.id} (its events are 0 to ${session.length - 1})`,
     )
   }
-  const root = realpathSync(opts.projectDir)
+  const fence = fenceOf(opts)
   const history = FileHistory.of(session.slice(), (childId) => ownEvents(opts.store, childId))
   const skipped: Skipped[] = []
-  const wanted: { path: string; abs: string; to: Change['to']; lastSeen: FileState }[] = []
+  const wanted: Wanted[] = []
   // Files other branches of the conversation changed held, at a point this history says
   // nothing of, what those branches first found there.
   const baselines = branchBaselines(opts.store, session.id)
   const ownPaths = new Set(history.paths())
   const paths = [...new Set([...ownPaths, ...baselines.keys()])].sort()
   for (const path of paths) {
-    const abs = allowedPath(root, path, skipped)
-    if (abs === undefined) continue
+    if (!isAllowed(fence, path, skipped)) continue
     const told = history.stateAt(path, toSeq)
     const to =
       told.kind === 'unknown' && !history.hasSeen(path, toSeq)
@@ -143,10 +138,10 @@ export async function restoreFiles(
       continue
     }
     const lastSeen = ownPaths.has(path) ? history.latest(path) : to
-    wanted.push({ path, abs, to, lastSeen })
+    wanted.push({ path, to, lastSeen })
   }
   const projectLatest = latestInProject(opts.store, opts.projectDir)
-  return apply(session, opts, skipped, wanted, projectLatest, (changes, drifted) => ({
+  return apply(session, opts, fence, skipped, wanted, projectLatest, (changes, drifted) => ({
     type: 'workspace/restored',
     data: {
       toSeq,
@@ -189,13 +184,12 @@ export async function undoRestore(session: Session, opts: RestoreOptions): Promi
       `turn ${turn.turn} ran after the restore at seq ${restored.seq}, so undoing it would also throw away that turn's changes; restore to a point instead (bridle restore ${session.id} SEQ)`,
     )
   }
-  const root = realpathSync(opts.projectDir)
+  const fence = fenceOf(opts)
   const skipped: Skipped[] = []
   const written = new Map(restored.data.written.map(({ path, hash }) => [path, hash]))
-  const wanted: { path: string; abs: string; to: Change['to']; lastSeen: FileState }[] = []
+  const wanted: Wanted[] = []
   for (const { path, hash } of restored.data.guard) {
-    const abs = allowedPath(root, path, skipped)
-    if (abs === undefined) continue
+    if (!isAllowed(fence, path, skipped)) continue
     if (hash !== undefined && !opts.snapshots.has(hash)) {
       skipped.push({ path, reason: `its copy ${hash} is missing from the data folder` })
       continue
@@ -203,13 +197,12 @@ export async function undoRestore(session: Session, opts: RestoreOptions): Promi
     const restoredHash = written.get(path)
     wanted.push({
       path,
-      abs,
       to: hash === undefined ? { kind: 'absent' } : { kind: 'file', hash },
       lastSeen:
         restoredHash === undefined ? { kind: 'absent' } : { kind: 'file', hash: restoredHash },
     })
   }
-  return apply(session, opts, skipped, wanted, new Map(), (changes, drifted) => ({
+  return apply(session, opts, fence, skipped, wanted, new Map(), (changes, drifted) => ({
     type: 'workspace/restore-undone',
     data: {
       restoredSeq: restored.seq,
@@ -230,29 +223,19 @@ type Planned =
 async function apply(
   session: Session,
   opts: RestoreOptions,
+  fence: RestoreFence,
   skipped: Skipped[],
-  wanted: readonly { path: string; abs: string; to: Change['to']; lastSeen: FileState }[],
+  wanted: readonly Wanted[],
   projectLatest: ReadonlyMap<string, FileState>,
   eventOf: (changes: readonly Change[], drifted: string[]) => Planned,
 ): Promise<RestoreOutcome> {
   const changes: Change[] = []
   const drifted: string[] = []
-  for (const { path, abs, to, lastSeen } of wanted) {
-    const now = readCurrent(abs)
-    if (now === 'folder') {
-      skipped.push({ path, reason: 'a folder is there now' })
-      continue
-    }
-    if (now === 'too-large') {
-      skipped.push({
-        path,
-        reason: `it is larger than ${MAX_RESTORE_FILE_BYTES / (1024 * 1024)} MiB now, too large to keep a copy to undo`,
-      })
-      continue
-    }
-    if (sameState(now, to)) continue
+  for (const { path, to, lastSeen } of wanted) {
+    const now = currentOrSkip(fence, path, skipped)
+    if (now === undefined || sameState(now, to)) continue
     if (!sameState(now, lastSeen) && !sameState(now, projectLatest.get(path))) drifted.push(path)
-    changes.push({ path, abs, to, now })
+    changes.push({ path, to, now })
   }
   if (opts.dryRun === true)
     return { ok: true, seq: undefined, ...summaryOf(changes), skipped, drifted }
@@ -270,10 +253,10 @@ async function apply(
   const done: Change[] = []
   for (const change of changes) {
     try {
-      put(change.abs, change.to, change.now, opts.snapshots)
+      put(fence, change.path, change.to, change.now, opts.snapshots)
       done.push(change)
     } catch (error) {
-      await putBack(session, seq, done, opts)
+      await putBack(session, seq, done, fence, opts.snapshots)
       throw new RestoreError(
         'RESTORE_WRITE_FAILED',
         `could not ${change.to.kind === 'absent' ? 'remove' : 'write'} ${change.path}: ${(error as Error).message}; the files already changed were put back`,
@@ -295,7 +278,8 @@ async function putBack(
   session: Session,
   restoredSeq: number,
   done: readonly Change[],
-  opts: RestoreOptions,
+  fence: RestoreFence,
+  snapshots: SnapshotStore,
 ): Promise<void> {
   const back = done.map((change) => ({
     ...change,
@@ -312,14 +296,12 @@ async function putBack(
   await session.flush()
   for (const change of back) {
     try {
-      put(change.abs, change.to, undefined, opts.snapshots)
+      put(fence, change.path, change.to, undefined, snapshots)
     } catch {
       // Best effort: the error the caller throws names the file that failed first.
     }
   }
 }
-
-const ABSENT = { kind: 'absent' } as const
 
 function writtenOf(changes: readonly Change[]): { path: string; hash: string }[] {
   return changes.flatMap((c) => (c.to.kind === 'file' ? [{ path: c.path, hash: c.to.hash }] : []))
@@ -338,33 +320,28 @@ function refuseWhileRunning(session: Session): void {
   }
 }
 
-/** The absolute path to change, or undefined (and why, in `skipped`) for `.git` or outside. */
-function allowedPath(root: string, path: string, skipped: Skipped[]): string | undefined {
-  if (path.split('/').includes('.git')) {
-    skipped.push({ path, reason: '.git is never touched' })
-    return undefined
-  }
-  try {
-    return resolveInsideProject(root, path)
-  } catch {
-    skipped.push({ path, reason: 'it is outside the project folder' })
-    return undefined
-  }
+function fenceOf(opts: RestoreOptions): RestoreFence {
+  return { root: realpathSync(opts.projectDir), protectedReason: opts.protectedReason }
 }
 
-function readCurrent(abs: string): Current | 'folder' | 'too-large' {
-  let stat
+/** False (and why, in `skipped`) for a path outside the project. */
+function isAllowed(fence: RestoreFence, path: string, skipped: Skipped[]): boolean {
+  return skipIfRefused(path, skipped, () => locate(fence, path)) !== undefined
+}
+
+/** What `path` holds now, or undefined (and why, in `skipped`) when restore must not touch it. */
+function currentOrSkip(fence: RestoreFence, path: string, skipped: Skipped[]): Current | undefined {
+  return skipIfRefused(path, skipped, () => readCurrent(fence, path))
+}
+
+function skipIfRefused<T>(path: string, skipped: Skipped[], look: () => T): T | undefined {
   try {
-    stat = statSync(abs)
+    return look()
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return ABSENT
-    throw error
+    if (!(error instanceof RefusedPath)) throw error
+    skipped.push({ path, reason: error.reason })
+    return undefined
   }
-  if (stat.isDirectory()) return 'folder'
-  if (stat.size > MAX_RESTORE_FILE_BYTES) return 'too-large'
-  const content = readFileSync(abs)
-  return { kind: 'file', hash: hashContent(content), content, mode: stat.mode & 0o7777 }
 }
 
 function sameState(now: Current, state: FileState | undefined): boolean {
@@ -373,31 +350,21 @@ function sameState(now: Current, state: FileState | undefined): boolean {
   return state.kind === 'file' && state.hash === now.hash
 }
 
-/** Writes (atomically, keeping the mode of the file it replaces) or removes one file. */
+/**
+ * Writes (atomically, keeping the mode of the file it replaces) or removes one file, confined:
+ * never through a link, never a protected path (throws instead).
+ */
 function put(
-  abs: string,
+  fence: RestoreFence,
+  path: string,
   to: Change['to'],
   now: Current | undefined,
   snapshots: SnapshotStore,
 ): void {
-  if (to.kind === 'absent') {
-    // Folders stay, emptied or not: the log records files, so undo could not bring one back.
-    rmSync(abs, { force: true })
-    return
-  }
-  const content = snapshots.get(to.hash)
-  mkdirSync(dirname(abs), { recursive: true })
-  const temp = join(dirname(abs), `.${basename(abs)}.${randomBytes(6).toString('hex')}.restore`)
-  try {
-    writeFileSync(temp, content, {
-      flag: 'wx',
-      ...(now?.kind === 'file' ? { mode: now.mode } : {}),
-    })
-    renameSync(temp, abs)
-  } catch (error) {
-    rmSync(temp, { force: true })
-    throw error
-  }
+  // Folders stay, emptied or not: the log records files, so undo could not bring one back.
+  if (to.kind === 'absent') removeConfined(fence, path)
+  else
+    writeConfined(fence, path, snapshots.get(to.hash), now?.kind === 'file' ? now.mode : undefined)
 }
 
 /** A session's own events that say what it changed, or undefined when they cannot be read. */

@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { EventDataInput } from '../../../main/core/log/index.js'
 import { forkSession, Session } from '../../../main/core/log/index.js'
 import { openStore } from '../../../main/core/store/index.js'
+import { protectedPathReason } from '../../../main/core/tools/protected-paths.js'
 import type { Store } from '../../../main/core/store/index.js'
 import { FileHistory } from '../../../main/core/workspace/file-history.js'
 import { restoreFiles, RestoreError, undoRestore } from '../../../main/core/workspace/restore.js'
@@ -75,7 +76,13 @@ const modified = (path: string, before: string | undefined, after: string): Diff
   afterHash: put(after),
 })
 const read = (path: string) => readFileSync(join(project, path), 'utf8')
-const options = (force = false) => ({ store, snapshots, projectDir: project, force })
+const options = (force = false) => ({
+  store,
+  snapshots,
+  projectDir: project,
+  protectedReason: protectedPathReason,
+  force,
+})
 
 describe('FileHistory', () => {
   it('gives each file at a point: after its last turn, or before the first turn that touched it later', () => {
@@ -140,8 +147,12 @@ describe('restoreFiles', () => {
     expect(outcome.removed).toEqual(['ok.txt'])
     expect(outcome.skipped).toEqual([
       { path: '../escape.txt', reason: 'it is outside the project folder' },
-      { path: '.git/config', reason: '.git is never touched' },
-      { path: 'link/x.txt', reason: 'it is outside the project folder' },
+      {
+        path: '.git/config',
+        reason:
+          "it is a protected path (git's settings: they can make git run programs); restore never writes there",
+      },
+      { path: 'link/x.txt', reason: expect.stringMatching(/^link is a symbolic link \(to /) },
     ])
     expect(read('.git/config')).toBe('git config\n')
     expect(readFileSync(join(outsideDir, 'x.txt'), 'utf8')).toBe('outside\n')

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { RestoreOutcome } from '../../../../protocol/contract.js'
 import type { Session } from '../../log/index.js'
 import type { Store } from '../../store/index.js'
+import { protectedPathReason } from '../../tools/protected-paths.js'
 import { restoreFiles, RestoreError, undoRestore } from '../../workspace/restore.js'
 import type { RestoreErrorCode } from '../../workspace/restore.js'
 import { SnapshotStore, SNAPSHOTS_DIR } from '../../workspace/snapshot.js'
@@ -32,6 +33,7 @@ export async function restoreOnBridge(
     store: deps.store,
     snapshots: new SnapshotStore(join(deps.home, SNAPSHOTS_DIR)),
     projectDir: row.projectDir,
+    protectedReason: protectedPathReason,
     force: params.force === true,
     dryRun: params.dryRun === true,
   }
