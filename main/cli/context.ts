@@ -3,6 +3,7 @@ import { databasePath, openStore } from '../core/store/index.js'
 import type { Store } from '../core/store/index.js'
 import { sandboxProbeFile } from '../core/host/cache-dir.js'
 import type { CommandContext } from './commands/command.js'
+import { launchEnvironment } from './launch-env.js'
 
 /**
  * What every command gets: the data folder and the ways to open it. Loaded by the dispatcher only
@@ -20,6 +21,7 @@ export function commandContext(home: string, version: string): CommandContext {
         version,
         versions: runtimeVersions(process.versions),
         sandboxProbeCache: sandboxProbeFile(),
+        env: launchEnvironment(),
         ...extra,
       })
     },

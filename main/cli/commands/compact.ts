@@ -4,6 +4,7 @@ import { databasePath } from '../../core/store/index.js'
 import { compactCommand } from '../compact.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
+import { launchEnvironment } from '../launch-env.js'
 import { modelFlags } from './options.js'
 
 /**
@@ -22,7 +23,7 @@ export async function run(
       store,
       sessionId,
       config,
-      env: process.env,
+      env: launchEnvironment(),
       dataDir: home,
       ...(values.focus === undefined ? {} : { focus: values.focus }),
       ...modelFlags(values),

@@ -10,6 +10,7 @@ import { exportLines } from '../../core/log/export.js'
 import { SnapshotStore } from '../../core/workspace/snapshot.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
+import { launchEnvironment } from '../launch-env.js'
 
 const FORMATS = ['jsonl', ...TRANSCRIPT_FORMATS] as const
 type Format = (typeof FORMATS)[number]
@@ -50,7 +51,11 @@ function parseFormat(text: string | undefined): Format {
 
 /** What a transcript needs from the data folder: the secrets to hide and the snapshots. */
 function transcriptOptions(home: string) {
-  const secrets = knownSecretValues(loadConfig(home), new CredentialStore(home), process.env)
+  const secrets = knownSecretValues(
+    loadConfig(home),
+    new CredentialStore(home),
+    launchEnvironment(),
+  )
   const snapshots = new SnapshotStore(join(home, SNAPSHOTS_DIR))
   return {
     redact: createRedactor({ secrets, home: homedir() }),

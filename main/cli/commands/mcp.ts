@@ -8,6 +8,7 @@ import type { McpServerEntry } from '../../core/mcp/index.js'
 import type { McpServerView } from '../../../protocol/mcp.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
+import { launchEnvironment } from '../launch-env.js'
 
 /**
  * `bridle mcp list | test <name> | trust`: the MCP servers a session in this project would use.
@@ -59,7 +60,7 @@ async function list(
   context: CommandContext,
   json: boolean,
 ): Promise<number> {
-  const manager = new McpManager({ env: process.env, clientVersion: context.version })
+  const manager = new McpManager({ env: launchEnvironment(), clientVersion: context.version })
   try {
     await Promise.all(
       entries
@@ -91,7 +92,7 @@ async function test(
     context.print(`${entry.name}: ${entry.off.state}: ${entry.off.reason}`)
     return 1
   }
-  const manager = new McpManager({ env: process.env, clientVersion: context.version })
+  const manager = new McpManager({ env: launchEnvironment(), clientVersion: context.version })
   try {
     const server = manager.server(entry, projectDir)
     const started = await server.ensure().then(

@@ -3,6 +3,7 @@ import { loadConfig } from '../../core/host/settings/config.js'
 import { probeCardLines } from '../../core/host/endpoints/probe-card.js'
 import { probeCommand } from '../probe.js'
 import type { CommandArgs, CommandContext } from './command.js'
+import { launchEnvironment } from '../launch-env.js'
 import { modelFlags, parseCount } from './options.js'
 
 /** `bridle probe`: the capability probe (`../probe.ts`), printed as a card or as JSON. */
@@ -13,7 +14,7 @@ export async function run(
   const config = loadConfig(ensureHome(home))
   const report = await probeCommand({
     config,
-    env: process.env,
+    env: launchEnvironment(),
     dataDir: home,
     ...modelFlags(values),
     ...(values['context-tokens'] === undefined

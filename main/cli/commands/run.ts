@@ -5,6 +5,7 @@ import { databasePath } from '../../core/store/index.js'
 import { runPrompt } from '../run.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
+import { launchEnvironment } from '../launch-env.js'
 import { modelFlags, parseCount } from './options.js'
 
 /**
@@ -33,7 +34,7 @@ export async function run(
       dataDir: home,
       approval,
       ...(process.stdin.isTTY ? { approvalInput: process.stdin } : {}),
-      env: process.env,
+      env: launchEnvironment(),
       version,
       trustProjectMcp: values['trust-project-mcp'] ?? false,
       codeMode: values['code-mode'] ?? false,
