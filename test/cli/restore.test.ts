@@ -7,6 +7,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -335,6 +336,42 @@ describe('bridle restore', () => {
     expect(await exited).toBe(0)
     expect((await restore(sessionId, '0')).status).toBe(0)
     expect(existsSync(join(project, 'a.txt'))).toBe(false)
+  }, 60_000)
+
+  it('never writes through a folder that is now a link to .git: the dry run and the restore name it', async () => {
+    server = await startModelServer({
+      script: [
+        calls(
+          call('write', { path: 'x/config', content: '[core]\n\tfsmonitor = "touch pwned"\n' }),
+          call('write', { path: 'ok.txt', content: 'ok 1\n' }),
+        ),
+        'Turn one done.',
+        calls(
+          call('write', { path: 'x/config', content: 'v2\n' }),
+          call('write', { path: 'ok.txt', content: 'ok 2\n' }),
+        ),
+        'Turn two done.',
+      ],
+    })
+    const sessionId = await runTurn('turn one')
+    await runTurn('turn two', sessionId)
+    mkdirSync(join(project, '.git'))
+    writeFileSync(join(project, '.git', 'config'), '[core]\n\tbare = false\n')
+    rmSync(join(project, 'x'), { recursive: true })
+    symlinkSync('.git', join(project, 'x'))
+    const before = tree(join(project, '.git'))
+    const refusal = /^ {2}(would skip {4}|skipped {2})x\/config: x is a symbolic link \(to \.git\)/m
+
+    const dryRun = await restore(sessionId, String(turnEndSeq(sessionId, 1)), '--dry-run')
+    expect(dryRun.status).toBe(0)
+    expect(dryRun.stdout).toMatch(refusal)
+    expect(dryRun.stdout).toMatch(/^ {2}would write {3}ok\.txt$/m)
+    const done = await restore(sessionId, String(turnEndSeq(sessionId, 1)), '--force')
+    expect(done.status).toBe(0)
+    expect(done.stdout).toMatch(refusal)
+    expect(done.stdout).toMatch(/^ {2}written {2}ok\.txt$/m)
+    expect(tree(join(project, '.git'))).toEqual(before)
+    expect(readFileSync(join(project, 'ok.txt'), 'utf8')).toBe('ok 1\n')
   }, 60_000)
 
   it('refuses a seq the session does not have and a session without a restore to undo', async () => {
