@@ -3,7 +3,7 @@
  * `.env*`, CI workflows) through the real CLI in each approval mode: a write or edit needs the
  * call's own approval, so headless `ask` and `auto-edit` refuse it with NO_APPROVAL_CHANNEL and
  * `full-auto` with POLICY_DENIED; a command that writes them is refused too, and one the judge
- * cannot read (a script) meets the sandbox's read-only mounts. Then honest writes: a file the
+ * cannot read (a script) meets the sandbox's read-only mounts on what runs on this machine. Then honest writes: a file the
  * user changed after the agent read it is not overwritten (STALE_FILE), nor is an existing file
  * the agent never read (READ_BEFORE_WRITE).
  */
@@ -134,9 +134,14 @@ describe('protected paths', () => {
           expect(script.result?.metadata?.['sandboxed'], detail).toBe(true)
           const output = script.result?.ok ? script.result.output : ''
           expect(output, detail).toContain('hook status 1')
-          // Each of the four writes failed on a read-only mount, and `.git` cannot be moved away.
-          expect(output.match(/Read-only file system/g), detail).toHaveLength(4)
+          // The hook, git's settings and `.envrc` run here: each write failed on a read-only
+          // mount, and `.git` cannot be moved away. A CI workflow runs elsewhere: programs may
+          // change it (the file tools still ask).
+          expect(output.match(/Read-only file system/g), detail).toHaveLength(3)
           expect(output, detail).toContain("mv: cannot move '.git'")
+          const ci = join(world.project, '.github/workflows/ci.yml')
+          expect(readFileSync(ci, 'utf8')).toBe('pwned\n')
+          writeFileSync(ci, 'on: push\n')
         } else {
           expect(script.code, detail).toBe('SANDBOX_UNAVAILABLE')
         }

@@ -1,8 +1,18 @@
 /**
  * Paths whose content runs later as a program or a setting without anyone reading it first: git
- * hooks and settings, direnv files, CI workflows, editor tasks, Bridle's own settings. A write to
- * one needs the user's approval of that very call (see `CallAssessment`), and a sandbox keeps the
- * main ones read-only.
+ * hooks and settings, direnv files, editor tasks, dev containers, Bridle's own settings, CI
+ * workflows, and `.env` secrets. This is the one list of them; each entry says whether what it
+ * names runs on this machine or elsewhere (or is only data):
+ *
+ * - every entry makes a file tool's write a `confirm`: it needs the user's approval of that very
+ *   call, and full-auto refuses it (see `CallAssessment`);
+ * - an entry that runs on this machine is also locked for programs: the sandbox mounts it
+ *   read-only and keeps it from being created when it is missing (`sandbox/locks.ts`), unless the
+ *   user approved that very command. Those that run elsewhere (CI) or hold data (`.env`) stay
+ *   writable by programs, which build and test with them.
+ *
+ * The user adds paths in config.json (`protectedPaths`), in the same syntax; they count as
+ * running on this machine.
  *
  * Matching is by name at any depth, since a nested repository (or a subfolder opened as a project
  * of its own) uses its own; case-insensitive, since macOS and Windows file systems are; and on the
@@ -10,7 +20,7 @@
  * unnoticed. Windows spellings of the same name (`.git.`, `.git::$DATA`, the short name `GIT~1`,
  * invisible characters macOS ignores) are folded too: CVE-2014-9390 used them to write hooks.
  */
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 
 const HOOK = "a git hook: it runs on the user's next commit"
@@ -25,69 +35,91 @@ const IDE_RUN = 'an IDE run configuration the IDE may run'
 const DEV_CONTAINER = 'a dev container definition: its commands run when the container starts'
 const BRIDLE = "Bridle's own settings"
 const PRE_COMMIT = 'a pre-commit hook configuration'
+const USER = 'a path you protected in config.json (protectedPaths)'
+
+/** One protected pattern, why it matters, and whether what it names runs on this machine. */
+export interface ProtectedPattern {
+  readonly pattern: string
+  readonly reason: string
+  /**
+   * True when the file runs on this machine (git, direnv, the editor, Bridle run it): programs
+   * in the sandbox cannot change or create it. False when it runs elsewhere (CI) or is data
+   * (`.env`, git's objects and refs, which `git commit` writes): programs may change it.
+   */
+  readonly runsHere: boolean
+}
 
 /**
  * Every protected pattern with its reason, first match wins. A pattern matches the end of a
  * project-relative path at any depth; `*` is any part of one name, `**` any number of folders,
- * and a trailing `/**` also covers the folder (or file) itself.
+ * and a trailing `/**` also covers the folder (or file) itself. Inside `.git` the sandbox locks
+ * the parts of each git folder that make git run programs (`sandbox/git-dirs.ts` says which and
+ * why) and leaves what `git add` and `git commit` write.
  */
-export const PROTECTED_PATTERNS: readonly { readonly pattern: string; readonly reason: string }[] =
-  [
-    { pattern: '.git/**/hooks/**', reason: HOOK },
-    { pattern: '.git/**/config', reason: GIT_SETTINGS },
-    { pattern: '.git/**/config.worktree', reason: GIT_SETTINGS },
-    { pattern: '.git/**', reason: GIT_DATA },
-    { pattern: '.husky/**', reason: HOOK },
-    { pattern: '.pre-commit-config.yaml', reason: PRE_COMMIT },
-    { pattern: '.envrc', reason: DIRENV },
-    { pattern: '.env', reason: SECRETS },
-    { pattern: '.env.*', reason: SECRETS },
-    { pattern: '.github/workflows/**', reason: CI },
-    { pattern: '.gitlab-ci.yml', reason: CI },
-    { pattern: '.circleci/**', reason: CI },
-    { pattern: '.travis.yml', reason: CI },
-    { pattern: 'azure-pipelines.yml', reason: CI },
-    { pattern: '.buildkite/**', reason: CI },
-    { pattern: '.vscode/tasks.json', reason: EDITOR_TASK },
-    { pattern: '.vscode/launch.json', reason: EDITOR_TASK },
-    { pattern: '.vscode/settings.json', reason: EDITOR_SETTINGS },
-    { pattern: '.idea/runConfigurations/**', reason: IDE_RUN },
-    { pattern: '.idea/workspace.xml', reason: IDE_RUN },
-    { pattern: '.run/*.run.xml', reason: IDE_RUN },
-    { pattern: '.devcontainer/**', reason: DEV_CONTAINER },
-    { pattern: '.devcontainer.json', reason: DEV_CONTAINER },
-    { pattern: '.bridle/**', reason: BRIDLE },
-    { pattern: '.mcp.json', reason: BRIDLE },
-  ]
-
-/** What a sandbox keeps read-only, relative to the project (only those that exist are mounted). */
-const MOUNTED_READ_ONLY = [
-  '.git/hooks',
-  '.git/config',
-  '.git/info',
-  '.envrc',
-  '.husky',
-  '.github/workflows',
-  '.vscode',
+export const PROTECTED_PATTERNS: readonly ProtectedPattern[] = [
+  { pattern: '.git/**/hooks/**', reason: HOOK, runsHere: true },
+  { pattern: '.git/**/config', reason: GIT_SETTINGS, runsHere: true },
+  { pattern: '.git/**/config.worktree', reason: GIT_SETTINGS, runsHere: true },
+  { pattern: '.git/**', reason: GIT_DATA, runsHere: false },
+  { pattern: '.husky/**', reason: HOOK, runsHere: true },
+  { pattern: '.pre-commit-config.yaml', reason: PRE_COMMIT, runsHere: true },
+  { pattern: '.envrc', reason: DIRENV, runsHere: true },
+  { pattern: '.env', reason: SECRETS, runsHere: false },
+  { pattern: '.env.*', reason: SECRETS, runsHere: false },
+  { pattern: '.github/workflows/**', reason: CI, runsHere: false },
+  { pattern: '.gitlab-ci.yml', reason: CI, runsHere: false },
+  { pattern: '.circleci/**', reason: CI, runsHere: false },
+  { pattern: '.travis.yml', reason: CI, runsHere: false },
+  { pattern: 'azure-pipelines.yml', reason: CI, runsHere: false },
+  { pattern: '.buildkite/**', reason: CI, runsHere: false },
+  { pattern: '.vscode/tasks.json', reason: EDITOR_TASK, runsHere: true },
+  { pattern: '.vscode/launch.json', reason: EDITOR_TASK, runsHere: true },
+  { pattern: '.vscode/settings.json', reason: EDITOR_SETTINGS, runsHere: true },
+  { pattern: '.idea/runConfigurations/**', reason: IDE_RUN, runsHere: true },
+  { pattern: '.idea/workspace.xml', reason: IDE_RUN, runsHere: true },
+  { pattern: '.run/*.run.xml', reason: IDE_RUN, runsHere: true },
+  { pattern: '.devcontainer/**', reason: DEV_CONTAINER, runsHere: true },
+  { pattern: '.devcontainer.json', reason: DEV_CONTAINER, runsHere: true },
+  { pattern: '.bridle/**', reason: BRIDLE, runsHere: true },
+  { pattern: '.mcp.json', reason: BRIDLE, runsHere: true },
 ]
+
+/**
+ * The built-in list plus the user's own patterns (config.json `protectedPaths`, same syntax),
+ * which run on this machine as far as Bridle knows.
+ */
+export function protectedPatterns(extra: readonly string[] = []): ProtectedPattern[] {
+  return [
+    ...PROTECTED_PATTERNS,
+    ...extra.map((pattern) => ({ pattern, reason: USER, runsHere: true })),
+  ]
+}
 
 /** A chain of links longer than this is not followed further (a loop, or a malicious chain). */
 const MAX_LINK_HOPS = 8
 
-const MATCHERS = PROTECTED_PATTERNS.map(({ pattern, reason }) => ({
-  regex: toRegex(pattern.toLowerCase()),
-  reason,
-}))
+interface Matcher {
+  readonly regex: RegExp
+  readonly reason: string
+}
+
+const BUILT_IN = PROTECTED_PATTERNS.map(toMatcher)
 
 /**
  * Why writing `absolutePath` needs care, in plain words, or undefined when it is an ordinary path
  * (or outside the project: containment is checked elsewhere). Accepts a relative path too, with
- * `./`, `..` and trailing slashes. Never throws: a path it cannot inspect is judged by its text.
+ * `./`, `..` and trailing slashes. `extra` are the user's own patterns (config.json
+ * `protectedPaths`). Never throws: a path it cannot inspect is judged by its text.
  */
-export function protectedPathReason(projectDir: string, absolutePath: string): string | undefined {
+export function protectedPathReason(
+  projectDir: string,
+  absolutePath: string,
+  extra: readonly string[] = [],
+): string | undefined {
   const given = resolve(projectDir)
   const root = realOrSelf(given)
   const lexical = resolve(given, absolutePath)
+  const matchers = extra.length === 0 ? BUILT_IN : [...BUILT_IN, ...userMatchers(extra)]
   const candidates = [
     relativeInside(given, lexical),
     relativeInside(root, lexical),
@@ -95,23 +127,62 @@ export function protectedPathReason(projectDir: string, absolutePath: string): s
   ]
   for (const rel of candidates) {
     if (rel === undefined) continue
-    const key = rel
-      .split(/[\\/]+/)
-      .map(foldName)
-      .join('/')
-    const match = MATCHERS.find(({ regex }) => regex.test(key))
+    const key = foldedPath(rel)
+    const match = matchers.find(({ regex }) => regex.test(key))
     if (match) return match.reason
   }
   return undefined
 }
 
 /**
- * The existing absolute paths (under the project's real path) a sandbox should mount read-only:
- * git hooks, settings and info, direnv's file, husky hooks, CI workflows and editor settings.
+ * What the sandbox locks for one pattern that runs on this machine: `root`, the pattern up to
+ * its first name holding a wildcard (`.run/*.run.xml` locks `.run`, `tools/**` locks `tools`),
+ * empty when the first name has one (`*.sh`: only the matches found are locked); `isFolder`
+ * when the pattern names what is inside `root` rather than `root` itself. `matches` tells
+ * whether a project-relative path (any spelling, any depth) is such a root.
  */
-export function protectedPathsToMount(projectDir: string): string[] {
-  const root = realOrSelf(resolve(projectDir))
-  return MOUNTED_READ_ONLY.map((path) => join(root, path)).filter((path) => existsSync(path))
+export interface LockTarget {
+  readonly root: string
+  readonly isFolder: boolean
+  readonly matches: (relativePath: string) => boolean
+}
+
+export function lockTarget(pattern: string): LockTarget {
+  const names = pattern.split('/')
+  const wild = names.findIndex((name) => name.includes('*'))
+  const fixed = wild === -1 ? names : names.slice(0, wild)
+  const root = fixed.join('/')
+  const regex = toRegex((root === '' ? pattern : root).toLowerCase())
+  return {
+    root,
+    isFolder: wild !== -1 && root !== '',
+    matches: (relativePath) => regex.test(foldedPath(relativePath)),
+  }
+}
+
+/** The user's patterns as matchers, kept for the last few lists seen (config rarely changes). */
+const userMatcherCache = new Map<string, Matcher[]>()
+function userMatchers(extra: readonly string[]): Matcher[] {
+  const key = extra.join('\n')
+  let found = userMatcherCache.get(key)
+  if (found === undefined) {
+    found = protectedPatterns(extra).slice(PROTECTED_PATTERNS.length).map(toMatcher)
+    if (userMatcherCache.size >= 8) userMatcherCache.clear()
+    userMatcherCache.set(key, found)
+  }
+  return found
+}
+
+function toMatcher({ pattern, reason }: ProtectedPattern): Matcher {
+  return { regex: toRegex(pattern.toLowerCase()), reason }
+}
+
+/** A relative path with each name folded and `/` between them. */
+function foldedPath(rel: string): string {
+  return rel
+    .split(/[\\/]+/)
+    .map(foldName)
+    .join('/')
 }
 
 /** One name folded to what macOS and Windows file systems treat as the same name. */

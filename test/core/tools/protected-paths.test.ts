@@ -6,8 +6,8 @@ import { editTool } from '../../../main/core/tools/builtin/edit.js'
 import { writeTool } from '../../../main/core/tools/builtin/write.js'
 import {
   PROTECTED_PATTERNS,
+  lockTarget,
   protectedPathReason,
-  protectedPathsToMount,
 } from '../../../main/core/tools/protected-paths.js'
 
 let base: string
@@ -128,17 +128,51 @@ describe('protectedPathReason', () => {
   })
 })
 
-describe('protectedPathsToMount', () => {
-  it('returns the protected paths that exist, for a sandbox to keep read-only', () => {
-    writeFileSync(join(project, '.envrc'), 'use nix\n')
-    mkdirSync(join(project, '.github', 'workflows'), { recursive: true })
-    mkdirSync(join(project, '.github', 'ISSUE_TEMPLATE'))
-    expect(protectedPathsToMount(project)).toEqual([
-      join(project, '.git', 'hooks'),
-      join(project, '.git', 'config'),
-      join(project, '.envrc'),
-      join(project, '.github', 'workflows'),
-    ])
+describe('one list: runs here or elsewhere', () => {
+  it('locks for programs what runs on this machine, not CI or data', () => {
+    const runsHere = (pattern: string) => PROTECTED_PATTERNS.find((p) => p.pattern === pattern)
+    for (const pattern of ['.git/**/hooks/**', '.envrc', '.husky/**', '.mcp.json', '.bridle/**']) {
+      expect({ pattern, runsHere: runsHere(pattern)?.runsHere }).toEqual({
+        pattern,
+        runsHere: true,
+      })
+    }
+    for (const pattern of ['.env', '.env.*', '.github/workflows/**', '.gitlab-ci.yml', '.git/**']) {
+      expect({ pattern, runsHere: runsHere(pattern)?.runsHere }).toEqual({
+        pattern,
+        runsHere: false,
+      })
+    }
+  })
+
+  it("adds the user's own patterns, in the same syntax and folding", () => {
+    const mine = ['scripts/deploy.sh', 'tools/**', '*.service']
+    const reason = (path: string) => protectedPathReason(project, path, mine)
+    expect(reason('scripts/deploy.sh')).toContain('config.json')
+    expect(reason('SCRIPTS/Deploy.sh.')).toContain('config.json')
+    expect(reason('apps/web/scripts/deploy.sh')).toContain('config.json')
+    expect(reason('tools')).toContain('config.json')
+    expect(reason('tools/a/b.sh')).toContain('config.json')
+    expect(reason('units/app.service')).toContain('config.json')
+    expect(reason('scripts/build.sh')).toBeUndefined()
+    // Built-in reasons come first; without the list, the user's paths are ordinary.
+    expect(reason('.envrc')).toBe('an environment file direnv loads and runs')
+    expect(protectedPathReason(project, 'scripts/deploy.sh')).toBeUndefined()
+  })
+
+  it('says where the sandbox mounts the lock of each pattern', () => {
+    const shape = (pattern: string) => {
+      const { root, isFolder } = lockTarget(pattern)
+      return { root, isFolder }
+    }
+    expect(shape('.envrc')).toEqual({ root: '.envrc', isFolder: false })
+    expect(shape('.husky/**')).toEqual({ root: '.husky', isFolder: true })
+    expect(shape('.vscode/tasks.json')).toEqual({ root: '.vscode/tasks.json', isFolder: false })
+    expect(shape('.run/*.run.xml')).toEqual({ root: '.run', isFolder: true })
+    expect(shape('*.service')).toEqual({ root: '', isFolder: false })
+    expect(lockTarget('.husky/**').matches('packages/a/.Husky')).toBe(true)
+    expect(lockTarget('.husky/**').matches('packages/a/husky')).toBe(false)
+    expect(lockTarget('*.service').matches('units/app.service')).toBe(true)
   })
 })
 

@@ -6,7 +6,8 @@
 import { probeSandbox, reprobeSandbox } from '../sandbox/probe.js'
 import type { SandboxStatus } from '../sandbox/probe.js'
 import { sandboxCommand } from '../sandbox/bwrap.js'
-import { protectedPathsToMount } from '../protected-paths.js'
+import { lockPlan } from '../sandbox/locks.js'
+import { holdStandIns, releaseStandIns } from '../sandbox/stand-ins.js'
 import { ToolError } from '../types.js'
 import type { CallGrant } from '../types.js'
 
@@ -21,6 +22,8 @@ export interface BashSandbox {
   readonly bwrap?: string
   /** Where a working probe is remembered between runs (`ProbeOptions.cacheFile`); none: probe. */
   readonly probeCache?: string
+  /** The user's own protected paths (config.json `protectedPaths`), locked like the built-in ones. */
+  readonly protectedPaths?: readonly string[]
 }
 
 export interface CommandLaunch {
@@ -31,6 +34,11 @@ export interface CommandLaunch {
   readonly env: Readonly<Record<string, string>>
   /** Sandboxed on the word of a probe remembered from an earlier run (see `sandboxStartNote`). */
   readonly isCached?: boolean
+  /**
+   * To call once the command has ended (killed or not): removes the stand-ins the sandbox made
+   * for missing protected paths. Safe to call more than once.
+   */
+  readonly release: () => void
 }
 
 /**
@@ -81,8 +89,9 @@ function probeOptions(sandbox: BashSandbox) {
 
 /**
  * How to start `command`: through bwrap when it works (network only if the grant allows it;
- * `.git` hooks and config read-only unless the user approved this very call for them), or the
- * shell itself. Throws SANDBOX_UNAVAILABLE when the setting requires a sandbox and none works.
+ * every protected path that runs on this machine locked, see `../sandbox/locks.ts`, unless the
+ * user approved this very call although it touches them), or the shell itself. Throws
+ * SANDBOX_UNAVAILABLE when the setting requires a sandbox and none works.
  */
 export async function commandLaunch(
   sandbox: BashSandbox | undefined,
@@ -99,6 +108,7 @@ export async function commandLaunch(
     args: ['-c', call.command],
     sandboxed: false,
     env: {},
+    release: () => undefined,
   }
   if (!sandbox || sandbox.mode === 'off') return direct
   const status = await sandboxStatus(sandbox)
@@ -111,7 +121,11 @@ export async function commandLaunch(
     }
     return direct
   }
-  const { file, args } = sandboxCommand({
+  const locks =
+    call.grant?.protectedPaths === true
+      ? { readOnly: [], absent: [], pinned: [] }
+      : lockPlan(call.projectDir, sandbox.protectedPaths)
+  const { file, args, standIns } = sandboxCommand({
     bwrap: status.bwrap,
     setpriv: status.setpriv,
     projectDir: call.projectDir,
@@ -120,13 +134,19 @@ export async function commandLaunch(
     command: call.command,
     network: call.grant?.network === true,
     hide: sandbox.hide,
-    readOnly: call.grant?.protectedPaths === true ? [] : protectedPathsToMount(call.projectDir),
+    ...locks,
   })
+  holdStandIns(standIns)
+  let held = true
   return {
     file,
     args,
     sandboxed: true,
     env: SANDBOX_CACHES,
+    release: () => {
+      if (held) releaseStandIns(standIns)
+      held = false
+    },
     ...(status.isCached === true ? { isCached: true } : {}),
   }
 }

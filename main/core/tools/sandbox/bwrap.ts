@@ -8,12 +8,14 @@
  * 1. `/` read-only, a fresh `/dev`, `/proc` and `/tmp`;
  * 2. hidden paths outside the project, so a project inside a hidden folder stays visible;
  * 3. the project, read-write;
- * 4. the read-only paths inside the project, each folder between them and the project pinned;
+ * 4. the locked paths inside the project: each folder between them and the project pinned, the
+ *    existing ones bound read-only, the missing ones given an empty read-only stand-in;
  * 5. hidden paths inside the project (a project that is the home folder keeps `~/.ssh` masked);
  * 6. the masks made read-only, once everything that must be mounted inside them is.
  */
-import { realpathSync, statSync } from 'node:fs'
-import { isAbsolute, join, relative, sep } from 'node:path'
+import { lstatSync, realpathSync, statSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
+import { standInSources } from './stand-ins.js'
 
 export { defaultHiddenPaths } from './hidden-paths.js'
 
@@ -40,6 +42,14 @@ export interface SandboxCommandOptions {
   readonly hide: readonly string[]
   /** Absolute paths inside the project to keep read-only; missing ones are skipped. */
   readonly readOnly: readonly string[]
+  /**
+   * Absolute paths inside the project the command must not create (`lockPlan`'s `absent`): each
+   * still missing gets an empty read-only folder or file bound there. One that exists by now is
+   * kept read-only instead.
+   */
+  readonly absent?: readonly { readonly path: string; readonly isFolder: boolean }[]
+  /** Folders inside the project bound onto themselves: writable, but not removable or renamable. */
+  readonly pinned?: readonly string[]
 }
 
 /**
@@ -51,6 +61,11 @@ export interface SandboxCommandOptions {
 export interface SandboxSpawn {
   readonly file: string
   readonly args: string[]
+  /**
+   * The stand-ins bwrap will create in the project (see `stand-ins.ts`): hold them with
+   * `holdStandIns` before spawning and `releaseStandIns` once the sandbox has ended.
+   */
+  readonly standIns: string[]
 }
 
 /** Where temporary files go inside the sandbox: its private tmpfs, gone when the command ends. */
@@ -58,7 +73,8 @@ export const SANDBOX_TMP = '/tmp'
 
 /**
  * The argv that runs `command` in the sandbox. Reads the file system (which hidden and read-only
- * paths exist, their real paths) but changes nothing. Throws when `projectDir` does not exist, a
+ * paths exist, their real paths) and changes nothing but, once per process, the stand-ins'
+ * sources in the temporary folder. Throws when `projectDir` does not exist, a
  * hidden path is relative or a read-only path is not inside the project: all are the caller's
  * bug, not the command's.
  *
@@ -78,7 +94,18 @@ export function sandboxCommand(opts: SandboxCommandOptions): SandboxSpawn {
   const hidden = existingPaths(opts.hide)
   const outer = outermost(hidden.filter((h) => !isInside(h.path, project)))
   const inner = outermost(hidden.filter((h) => isInside(h.path, project)))
-  const readOnly = readOnlyPaths(opts.readOnly, opts.projectDir, project)
+  const absent = (opts.absent ?? []).filter((a) => !exists(a.path))
+  const readOnly = readOnlyPaths(
+    [
+      ...opts.readOnly,
+      ...(opts.absent ?? []).filter((a) => !absent.includes(a)).map((a) => a.path),
+    ],
+    opts.projectDir,
+    project,
+  )
+  const standIns = absent.map((a) => ({ ...a, path: inProject(a.path, opts.projectDir, project) }))
+  const pinned = readOnlyPaths(opts.pinned ?? [], opts.projectDir, project)
+  const sources = standIns.length > 0 ? standInSources() : undefined
 
   const args = [
     '--die-with-parent',
@@ -108,8 +135,13 @@ export function sandboxCommand(opts: SandboxCommandOptions): SandboxSpawn {
     '--bind',
     project,
     project,
-    ...pinArgs(readOnly, project),
+    ...pinArgs([...readOnly, ...standIns.map((s) => s.path)], pinned, project),
     ...readOnly.flatMap((path) => ['--ro-bind', path, path]),
+    ...standIns.flatMap((s) => [
+      '--ro-bind',
+      s.isFolder ? (sources?.folder ?? '') : (sources?.file ?? ''),
+      s.path,
+    ]),
     ...inner.flatMap(maskArgs),
     ...[...outer, ...inner].flatMap((h) => (h.isDir ? ['--remount-ro', h.path] : [])),
     '--setenv',
@@ -128,8 +160,13 @@ export function sandboxCommand(opts: SandboxCommandOptions): SandboxSpawn {
     '-c',
     opts.command,
   ]
-  if (opts.setpriv === undefined) return { file: opts.bwrap, args }
-  return { file: opts.setpriv, args: ['--pdeathsig', 'KILL', '--', opts.bwrap, ...args] }
+  const made = standIns.map((s) => s.path)
+  if (opts.setpriv === undefined) return { file: opts.bwrap, args, standIns: made }
+  return {
+    file: opts.setpriv,
+    args: ['--pdeathsig', 'KILL', '--', opts.bwrap, ...args],
+    standIns: made,
+  }
 }
 
 interface Hidden {
@@ -189,18 +226,36 @@ function readOnlyPaths(paths: readonly string[], given: string, project: string)
 }
 
 /**
- * Binds each folder between the project and a read-only path onto itself (read-write). A mount
- * point cannot be renamed or removed, so `mv .git .git-old` followed by a fresh `.git` with new
- * hooks fails instead of sidestepping the read-only `.git/hooks`.
+ * A missing path inside the project, under the project's real path: its parent exists (it is the
+ * first missing name on its way), so the parent's real path and its own name.
  */
-function pinArgs(readOnly: readonly string[], project: string): string[] {
-  const pins = new Set<string>()
-  for (const path of readOnly) {
+function inProject(path: string, given: string, project: string): string {
+  if (!isAbsolute(path) || !(isInside(path, given) || isInside(path, project))) {
+    throw new Error(
+      `locked path ${path} is not inside the project folder ${given}; only paths inside it can be protected`,
+    )
+  }
+  const parent = realpathOrUndefined(dirname(path))
+  if (parent === undefined || !isInside(parent, project)) {
+    throw new Error(`locked path ${path} has no folder inside the project to be made in`)
+  }
+  return join(parent, basename(path))
+}
+
+/**
+ * Binds each folder between the project and a locked path onto itself (read-write), and the
+ * folders asked to be pinned. A mount point cannot be renamed or removed, so `mv .git .git-old`
+ * followed by a fresh `.git` with new hooks fails instead of sidestepping the read-only
+ * `.git/hooks`.
+ */
+function pinArgs(locked: readonly string[], pinned: readonly string[], project: string): string[] {
+  const pins = new Set<string>(pinned)
+  for (const path of locked) {
     const parts = relative(project, path).split(sep).slice(0, -1)
     for (let i = 1; i <= parts.length; i++) pins.add(join(project, ...parts.slice(0, i)))
   }
   return [...pins]
-    .filter((pin) => !readOnly.includes(pin))
+    .filter((pin) => !locked.includes(pin))
     .sort((a, b) => a.length - b.length)
     .flatMap((pin) => ['--bind', pin, pin])
 }
@@ -209,6 +264,16 @@ function pinArgs(readOnly: readonly string[], project: string): string[] {
 function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path)
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+/** Whether anything, a dangling link included, has this name (bwrap would mount through it). */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    return false // Missing: a stand-in goes there.
+  }
 }
 
 function realpathOrUndefined(path: string): string | undefined {

@@ -1,0 +1,109 @@
+/**
+ * What of a git folder makes git run programs, and so is locked in the sandbox, and what
+ * `git add` and `git commit` must still write. A git folder is a project's `.git`, a nested
+ * repository's, a submodule's under `.git/modules/`, or the folder a `.git` file points to.
+ *
+ * Locked (read-only; create-proof where marked: a missing one is kept from being created):
+ * - `hooks/` (create-proof): git runs them on commit, checkout, merge and push;
+ * - `config`, `config.worktree` (create-proof): `core.hooksPath`, `core.fsmonitor`,
+ *   `core.sshCommand`, aliases, filters and diff drivers all run programs;
+ * - `info/` (create-proof): `info/attributes` picks the filters and drivers settings define;
+ * - `HEAD`: a broken HEAD makes git stop taking the folder for a repository and look for one
+ *   in the project folder itself (a bare repository whose `config` the command could write).
+ *   The cost: `git checkout`, `git switch` and `git rebase` need the user's approval of the call;
+ * - `commondir` (when present): it names the folder git reads `config` and `hooks` from;
+ * - `worktrees/` (when present): each linked worktree's `commondir` and `config.worktree`.
+ *
+ * Pinned (bound onto themselves: writable, but they cannot be removed or renamed, which would
+ * also make git stop taking the folder for a repository): `objects/`, `refs/`.
+ *
+ * Left writable: everything else: objects, refs, `index`, `logs/`, `COMMIT_EDITMSG`,
+ * `ORIG_HEAD`, `packed-refs`, the lock files git renames into place.
+ */
+import { lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+
+/** One entry of a git folder that is locked; `createProof`: kept from being created too. */
+interface GitMember {
+  readonly name: string
+  readonly isFolder: boolean
+  readonly createProof: boolean
+}
+
+const LOCKED: readonly GitMember[] = [
+  { name: 'hooks', isFolder: true, createProof: true },
+  { name: 'config', isFolder: false, createProof: true },
+  { name: 'config.worktree', isFolder: false, createProof: true },
+  { name: 'info', isFolder: true, createProof: true },
+  { name: 'HEAD', isFolder: false, createProof: false },
+  // Create-proof would need a stand-in reading `.`; an empty one breaks git on the host.
+  { name: 'commondir', isFolder: false, createProof: false },
+  { name: 'worktrees', isFolder: true, createProof: false },
+]
+
+const PINNED = ['objects', 'refs']
+
+/** How deep submodules' git folders are looked for under `modules/` (names may hold `/`). */
+const MAX_MODULE_DEPTH = 6
+
+/** What the sandbox does with the paths of git folders, collected by `lockGitDir`. */
+export interface GitLocks {
+  readonly readOnly: Set<string>
+  readonly absent: Map<string, boolean>
+  readonly pinned: Set<string>
+}
+
+/**
+ * Adds the locks of the git folder `gitDir` and of its submodules' (`modules/**`) to `locks`.
+ * Reads the file system, changes nothing, never throws (an unreadable folder adds nothing).
+ */
+export function lockGitDir(gitDir: string, locks: GitLocks, depth = 0): void {
+  for (const member of LOCKED) {
+    const path = join(gitDir, member.name)
+    const kind = kindOf(path)
+    if (kind !== undefined) locks.readOnly.add(path)
+    else if (member.createProof) locks.absent.set(path, member.isFolder)
+  }
+  for (const name of PINNED) {
+    const path = join(gitDir, name)
+    if (kindOf(path) === 'folder') locks.pinned.add(path)
+  }
+  lockModules(join(gitDir, 'modules'), locks, depth)
+}
+
+/** The git folder a `.git` file points to (`gitdir: <path>`), resolved; undefined if none. */
+export function gitFileTarget(gitFile: string): string | undefined {
+  try {
+    const text = readFileSync(gitFile, 'utf8').slice(0, 4096)
+    const target = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1]
+    return target === undefined ? undefined : realpathSync(resolve(dirname(gitFile), target))
+  } catch {
+    return undefined // Unreadable, or pointing nowhere: nothing behind it to lock.
+  }
+}
+
+function lockModules(folder: string, locks: GitLocks, depth: number): void {
+  if (depth >= MAX_MODULE_DEPTH) return
+  let names: string[]
+  try {
+    names = readdirSync(folder)
+  } catch {
+    return // No submodules (or unreadable): nothing to lock.
+  }
+  for (const name of names) {
+    const path = join(folder, name)
+    if (kindOf(path) !== 'folder') continue
+    // A submodule's git folder holds HEAD; a folder without one is part of a name with `/`.
+    if (kindOf(join(path, 'HEAD')) === 'file') lockGitDir(path, locks, depth + 1)
+    else lockModules(path, locks, depth + 1)
+  }
+}
+
+function kindOf(path: string): 'folder' | 'file' | undefined {
+  try {
+    const info = lstatSync(path)
+    return info.isDirectory() ? 'folder' : 'file'
+  } catch {
+    return undefined // Missing.
+  }
+}

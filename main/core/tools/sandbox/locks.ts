@@ -1,0 +1,156 @@
+/**
+ * What a sandboxed command may not change in its project: every protected path that runs on this
+ * machine (`../protected-paths.ts`, plus the user's `protectedPaths`), found where it exists and
+ * kept from being created where it does not, and the parts of each git folder that make git run
+ * programs (`git-dirs.ts`).
+ *
+ * Existing paths are found by a bounded walk of the project (breadth first, `.gitignore` plays no
+ * part, links are not followed); `.git` folders and files met on the way are git folders to lock.
+ * Create-proof: at the project's top level, a missing protected path (or its first missing
+ * folder: a missing `.vscode` is kept from being created as a whole) becomes a read-only
+ * stand-in for the command's lifetime; inside a git folder, a missing `hooks`, `info` or
+ * `config.worktree` does. Deeper down only what exists is locked.
+ *
+ * A project without a `.git` gets no git locks: `git init` must work there. The command that
+ * creates the repository can therefore also write its settings (README.md, limits).
+ */
+import { lstatSync, readdirSync, realpathSync } from 'node:fs'
+import type { Dirent } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import { PROTECTED_PATTERNS, lockTarget, protectedPatterns } from '../protected-paths.js'
+import type { LockTarget } from '../protected-paths.js'
+import { gitFileTarget, lockGitDir } from './git-dirs.js'
+import type { GitLocks } from './git-dirs.js'
+
+/** What `sandboxCommand` mounts to lock a project (absolute paths inside it). */
+export interface LockPlan {
+  /** Existing paths to bind read-only. */
+  readonly readOnly: string[]
+  /** Missing paths to keep from being created, and whether each is a folder. */
+  readonly absent: { readonly path: string; readonly isFolder: boolean }[]
+  /** Folders bound onto themselves: still writable, but they cannot be removed or renamed. */
+  readonly pinned: string[]
+}
+
+/**
+ * How many entries the walk looks at before it stops. Deeper, larger trees (`node_modules`) keep
+ * what lies beyond unlocked; the top level and the git folders are always locked.
+ */
+export const DEFAULT_SCAN_ENTRIES = 20_000
+
+/**
+ * The lock plan of `projectDir` for protected patterns plus `extra`, as paths under its real path. Reads the
+ * file system and changes nothing; never throws on an unreadable folder (it is skipped).
+ */
+export function lockPlan(
+  projectDir: string,
+  extra: readonly string[] = [],
+  maxEntries = DEFAULT_SCAN_ENTRIES,
+): LockPlan {
+  let project: string
+  try {
+    project = realpathSync(projectDir)
+  } catch {
+    return { readOnly: [], absent: [], pinned: [] } // No project: `sandboxCommand` refuses it.
+  }
+  const targets = generalTargets(extra)
+  const locks: GitLocks = { readOnly: new Set(), absent: new Map(), pinned: new Set() }
+  const gitDirs = new Set<string>()
+  walk(project, maxEntries, (path, entry) => {
+    const rel = relative(project, path)
+    if (entry.name === '.git') {
+      if (entry.isDirectory()) {
+        gitDirs.add(path)
+        return
+      }
+      // A `.git` file (worktree, submodule) names the git folder: rewritten, it could name one
+      // the command made. What it points to is locked when it lies in the project.
+      locks.readOnly.add(path)
+      const target = gitFileTarget(path)
+      if (target !== undefined && isInside(target, project)) gitDirs.add(target)
+      return
+    }
+    if (targets.some((target) => target.matches(rel))) locks.readOnly.add(path)
+  })
+  for (const gitDir of gitDirs) lockGitDir(gitDir, locks)
+  for (const target of targets) lockTopLevel(project, target, locks)
+  return settle(locks)
+}
+
+/** The lock targets of the patterns that run here, except git's (`git-dirs.ts` has those). */
+function generalTargets(extra: readonly string[]): LockTarget[] {
+  const builtIn = new Set(PROTECTED_PATTERNS)
+  return protectedPatterns(extra)
+    .filter((p) => p.runsHere && !(builtIn.has(p) && p.pattern.startsWith('.git/')))
+    .map((p) => lockTarget(p.pattern))
+}
+
+/**
+ * The top-level instance of a target: locked when it exists (the walk may have stopped before
+ * it), else its first missing folder (or itself) kept from being created.
+ */
+function lockTopLevel(projectDir: string, target: LockTarget, locks: GitLocks): void {
+  if (target.root === '') return
+  const names = target.root.split('/')
+  for (let i = 1; i <= names.length; i++) {
+    const path = join(projectDir, ...names.slice(0, i))
+    const kind = kindOf(path)
+    const isLast = i === names.length
+    if (kind === undefined) {
+      locks.absent.set(path, !isLast || target.isFolder)
+      return
+    }
+    if (isLast) locks.readOnly.add(path)
+    else if (kind !== 'folder') return // A file where a folder would be: nothing can go there.
+  }
+}
+
+/**
+ * The plan without what another entry covers: nothing inside a read-only folder (it is locked
+ * already, and no stand-in can be created in it), and no pin that is read-only itself.
+ */
+function settle(locks: GitLocks): LockPlan {
+  const folders = [...locks.readOnly].filter((path) => kindOf(path) === 'folder')
+  const covered = (path: string) => folders.some((f) => f !== path && isInside(path, f))
+  const readOnly = [...locks.readOnly].filter((path) => !covered(path))
+  return {
+    readOnly,
+    absent: [...locks.absent]
+      .filter(([path]) => !covered(path) && !locks.readOnly.has(path))
+      .map(([path, isFolder]) => ({ path, isFolder })),
+    pinned: [...locks.pinned].filter((path) => !covered(path) && !locks.readOnly.has(path)),
+  }
+}
+
+/** Breadth first, up to `maxEntries` entries, not following links and not entering `.git`. */
+function walk(root: string, maxEntries: number, visit: (path: string, entry: Dirent) => void) {
+  const queue = [root]
+  let seen = 0
+  for (let i = 0; i < queue.length; i++) {
+    const folder = queue[i] as string
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(folder, { withFileTypes: true })
+    } catch {
+      continue // Unreadable or gone: nothing in it to lock.
+    }
+    for (const entry of entries) {
+      if (++seen > maxEntries) return
+      const path = join(folder, entry.name)
+      visit(path, entry)
+      if (entry.isDirectory() && entry.name !== '.git') queue.push(path)
+    }
+  }
+}
+
+function kindOf(path: string): 'folder' | 'file' | undefined {
+  try {
+    return lstatSync(path).isDirectory() ? 'folder' : 'file'
+  } catch {
+    return undefined // Missing.
+  }
+}
+
+function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep)
+}

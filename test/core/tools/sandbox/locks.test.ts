@@ -1,0 +1,159 @@
+/**
+ * Protected paths that run on this machine, locked for programs with real bwrap: a script tries
+ * to write each (existing ones, missing ones it would create, nested repositories, submodules, a
+ * user's own pattern), every write fails, nothing is left behind once the stand-ins are released,
+ * and `git add`/`git commit`, `.env` and CI workflows keep working.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { lockPlan } from '../../../../main/core/tools/sandbox/locks.js'
+import { holdStandIns, releaseStandIns } from '../../../../main/core/tools/sandbox/stand-ins.js'
+import { sandboxCommand } from '../../../../main/core/tools/sandbox/bwrap.js'
+import {
+  ATTACKS,
+  ATTACK_SCRIPT,
+  STAND_IN_PATHS,
+  USER_PATTERNS,
+  attackArgs,
+  lockedHashes,
+  makeProtectedProject,
+} from '../../../fixtures/protected-project.js'
+import { hashTree, runSandboxed, sandboxStatus, scratch, writeTree } from './helpers.js'
+
+const PATH = process.env.PATH ?? '/usr/bin:/bin'
+
+/** A protected project (`makeProtectedProject`) in a fresh folder with a sentinel beside it. */
+function project() {
+  const base = scratch()
+  const dir = join(base, 'project')
+  mkdirSync(dir)
+  makeProtectedProject(dir)
+  writeTree(base, { 'outside/keep.txt': 'sentinel\n' })
+  return { base, dir }
+}
+
+const status = await sandboxStatus()
+const bwrap = status.available ? status.bwrap : ''
+
+/** Runs `command` in the project locked as the bash tool locks it, then releases the stand-ins. */
+async function runLocked(dir: string, command: string) {
+  const plan = lockPlan(dir, USER_PATTERNS)
+  const spawn = sandboxCommand({
+    bwrap,
+    projectDir: dir,
+    cwd: dir,
+    shell: '/bin/sh',
+    command: 'true',
+    network: false,
+    hide: [],
+    ...plan,
+  })
+  holdStandIns(spawn.standIns)
+  try {
+    return await runSandboxed(command, {
+      bwrap,
+      projectDir: dir,
+      shell: '/bin/sh',
+      env: { PATH, HOME: dir },
+      ...plan,
+    })
+  } finally {
+    releaseStandIns(spawn.standIns)
+  }
+}
+
+describe.skipIf(!status.available)('protected paths locked for programs', () => {
+  it('refuses every write to what runs on this machine, existing or missing, and leaves nothing behind', async () => {
+    const { base, dir } = project()
+    writeFileSync(join(base, 'w.sh'), ATTACK_SCRIPT)
+    const before = lockedHashes(dir)
+    const outside = hashTree(join(base, 'outside'))
+    const ran = await runLocked(dir, `sh ../w.sh ${attackArgs()}`)
+    const wrote = ran.output.split('\n').filter((line) => line.startsWith('WROTE'))
+    expect(wrote, ran.output).toEqual([])
+    expect(ran.output.match(/^refused: /gm), ran.output).toHaveLength(ATTACKS.length)
+    // Byte for byte the same, and no stand-in (empty `.husky`, `.mcp.json`, ...) stayed behind.
+    expect(lockedHashes(dir)).toEqual(before)
+    expect(hashTree(join(base, 'outside'))).toEqual(outside)
+    for (const path of STAND_IN_PATHS) {
+      expect({ path, exists: existsSync(join(dir, path)) }).toEqual({ path, exists: false })
+    }
+  })
+
+  it('still lets git add and commit, and programs change .env and CI workflows', async () => {
+    const { dir } = project()
+    const ran = await runLocked(
+      dir,
+      [
+        'set -e',
+        'echo changed > src/app.txt',
+        'echo TOKEN=2 > .env',
+        'echo "on: pull_request" > .github/workflows/ci.yml',
+        'git add src .env .github',
+        'git -c user.name=t -c user.email=t@example.com commit -qm "from the sandbox"',
+        'git log --format=%s',
+      ].join('\n'),
+    )
+    expect(ran.output).toBe('from the sandbox\n')
+    expect(ran.code).toBe(0)
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('TOKEN=2\n')
+    expect(readFileSync(join(dir, '.github/workflows/ci.yml'), 'utf8')).toBe('on: pull_request\n')
+  })
+
+  it('lets git init, add and commit in a project that is no repository yet', async () => {
+    const dir = join(scratch(), 'fresh')
+    writeTree(dir, { 'a.txt': 'a\n' })
+    const ran = await runLocked(
+      dir,
+      'git init -q && git add . && git -c user.name=t -c user.email=t@example.com commit -qm first && git log --format=%s',
+    )
+    expect(ran.output).toBe('first\n')
+  })
+})
+
+describe('lockPlan', () => {
+  it('names what is locked, what is kept from being created, and what is pinned', () => {
+    const { dir } = project()
+    const plan = lockPlan(dir, USER_PATTERNS)
+    const rel = (paths: readonly string[]) => paths.map((p) => p.slice(dir.length + 1)).sort()
+    expect(rel(plan.readOnly)).toEqual(
+      [
+        '.envrc',
+        '.git/HEAD',
+        '.git/config',
+        '.git/info',
+        '.git/modules/x/HEAD',
+        '.git/modules/x/config',
+        '.git/modules/y/HEAD',
+        '.git/modules/y/config',
+        '.git/modules/y/hooks',
+        '.vscode/tasks.json',
+        'lib/.git/HEAD',
+        'lib/.git/config',
+        'lib/.git/hooks',
+        'lib/.git/info',
+        'scripts/deploy.sh',
+        'sub/.git/HEAD',
+        'sub/.git/config',
+        'sub/.git/info',
+        'wt/.git',
+      ].sort(),
+    )
+    expect(rel(plan.absent.map((a) => a.path))).toContain('.git/hooks')
+    expect(rel(plan.absent.map((a) => a.path))).toContain('tools')
+    expect(rel(plan.pinned)).toContain('.git/refs')
+    // Runs elsewhere or is data: not locked.
+    for (const path of ['.env', '.github/workflows/ci.yml']) {
+      expect(rel([...plan.readOnly, ...plan.absent.map((a) => a.path)])).not.toContain(path)
+    }
+  })
+
+  it('stops its walk after the budget, keeping the top level locked', () => {
+    const { dir } = project()
+    const plan = lockPlan(dir, [], 1)
+    const rel = plan.readOnly.map((p) => p.slice(dir.length + 1))
+    expect(rel).toContain('.envrc')
+    expect(rel).not.toContain('lib/.git/config')
+  })
+})
