@@ -120,6 +120,24 @@ export const Config = z
      */
     sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
     /**
+     * Paths to protect on top of the built-in list (README, Safety), as files that run on this
+     * machine: a file tool's write to one needs the user's approval of that call, and sandboxed
+     * commands cannot change or create them. Relative to the project, matched at any depth:
+     * `scripts/deploy.sh`, `tools/**`, `*.service`.
+     */
+    protectedPaths: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine(
+            (p) =>
+              !/^([/\\]|[a-zA-Z]:)/.test(p) && !p.split(/[/\\]/).some((n) => /^\.{0,2}$/.test(n)),
+            'a path relative to the project with / between names and no "." or ".." in it, e.g. "scripts/deploy.sh" or "tools/**"',
+          ),
+      )
+      .optional(),
+    /**
      * Plugin files loaded into every session's agent, in order: ES modules whose default export
      * is `{ name, setup(ctx) }` (main/core/kernel/README.md). A path is absolute, or relative to
      * the data folder (where this file is). A plugin that cannot load stops the session's agent.

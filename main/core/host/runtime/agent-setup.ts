@@ -406,6 +406,9 @@ async function sessionSandbox(opts: AgentSetupOptions): Promise<BashSandbox> {
     mode: opts.config.sandbox,
     hide: defaultHiddenPaths(home, opts.dataDir),
     ...(opts.sandboxProbeCache === undefined ? {} : { probeCache: opts.sandboxProbeCache }),
+    ...(opts.config.protectedPaths === undefined
+      ? {}
+      : { protectedPaths: opts.config.protectedPaths }),
   }
   const status = await sandboxStatus(sandbox)
   if (!status.available) {
