@@ -119,21 +119,27 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
         command,
         grant: ctx.grant,
       })
-      if (ctx.signal.aborted) throw stoppedError()
-      const result = await runCommand({
-        file: launch.file,
-        args: launch.args,
-        sandboxed: launch.sandboxed,
-        cwd,
-        env: {
-          ...toolEnvironment(opts.env ?? process.env, { secrets: opts.secrets ?? [] }),
-          ...launch.env,
-        },
-        ...(ctx.onProcess ? { onProcess: ctx.onProcess } : {}),
-        timeoutMs: timeoutSeconds === undefined ? defaultTimeoutMs : timeoutSeconds * 1000,
-        maxBufferedBytes,
-        signal: ctx.signal,
-      })
+      let result: Awaited<ReturnType<typeof runCommand>>
+      try {
+        if (ctx.signal.aborted) throw stoppedError()
+        result = await runCommand({
+          file: launch.file,
+          args: launch.args,
+          sandboxed: launch.sandboxed,
+          cwd,
+          env: {
+            ...toolEnvironment(opts.env ?? process.env, { secrets: opts.secrets ?? [] }),
+            ...launch.env,
+          },
+          ...(ctx.onProcess ? { onProcess: ctx.onProcess } : {}),
+          timeoutMs: timeoutSeconds === undefined ? defaultTimeoutMs : timeoutSeconds * 1000,
+          maxBufferedBytes,
+          signal: ctx.signal,
+        })
+      } finally {
+        // The sandbox has ended: the stand-ins it mounted at missing protected paths go.
+        launch.release()
+      }
       const note = launch.isCached
         ? await sandboxStartNote(opts.sandbox, {
             exitCode: result.metadata.exitCode,
