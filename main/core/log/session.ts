@@ -53,7 +53,8 @@ export interface OpenSessionOptions extends SessionOptions {
   readonly mode?: 'write' | 'read'
   /**
    * Crash repair calls this for each command the crash left with a recorded process: it ends the
-   * process if it still runs (and is still the same one) and says in one sentence what it found.
+   * process only if it still runs and is provably the one this installation started, and says in
+   * one sentence what it found (and why it did not stop it). Must not throw.
    */
   readonly endLeftoverProcess?: (process: CallProcess) => string
   /**
