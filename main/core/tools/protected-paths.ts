@@ -127,7 +127,7 @@ export function protectedPathReason(
   ]
   for (const rel of candidates) {
     if (rel === undefined) continue
-    const key = foldedPath(rel)
+    const key = foldPath(rel)
     const match = matchers.find(({ regex }) => regex.test(key))
     if (match) return match.reason
   }
@@ -138,13 +138,16 @@ export function protectedPathReason(
  * What the sandbox locks for one pattern that runs on this machine: `root`, the pattern up to
  * its first name holding a wildcard (`.run/*.run.xml` locks `.run`, `tools/**` locks `tools`),
  * empty when the first name has one (`*.sh`: only the matches found are locked); `isFolder`
- * when the pattern names what is inside `root` rather than `root` itself. `matches` tells
- * whether a project-relative path (any spelling, any depth) is such a root.
+ * when the pattern names what is inside `root` rather than `root` itself. `lastName` is the
+ * folded last name of `root` (undefined when `root` is empty), so a walk can skip the test for
+ * most entries; `matches` tells whether a project-relative path, folded with `foldPath`, is such
+ * a root at any depth.
  */
 export interface LockTarget {
   readonly root: string
   readonly isFolder: boolean
-  readonly matches: (relativePath: string) => boolean
+  readonly lastName: string | undefined
+  readonly matches: (foldedRelativePath: string) => boolean
 }
 
 export function lockTarget(pattern: string): LockTarget {
@@ -156,7 +159,8 @@ export function lockTarget(pattern: string): LockTarget {
   return {
     root,
     isFolder: wild !== -1 && root !== '',
-    matches: (relativePath) => regex.test(foldedPath(relativePath)),
+    lastName: root === '' ? undefined : foldName(fixed[fixed.length - 1] ?? ''),
+    matches: (folded) => regex.test(folded),
   }
 }
 
@@ -177,8 +181,8 @@ function toMatcher({ pattern, reason }: ProtectedPattern): Matcher {
   return { regex: toRegex(pattern.toLowerCase()), reason }
 }
 
-/** A relative path with each name folded and `/` between them. */
-function foldedPath(rel: string): string {
+/** A relative path with each name folded (`foldName`) and `/` between them. */
+export function foldPath(rel: string): string {
   return rel
     .split(/[\\/]+/)
     .map(foldName)
@@ -186,7 +190,7 @@ function foldedPath(rel: string): string {
 }
 
 /** One name folded to what macOS and Windows file systems treat as the same name. */
-function foldName(name: string): string {
+export function foldName(name: string): string {
   let folded = name
     .toLowerCase()
     // Zero-width and direction marks: HFS+ ignores them when comparing names.

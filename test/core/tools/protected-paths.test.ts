@@ -6,6 +6,7 @@ import { editTool } from '../../../main/core/tools/builtin/edit.js'
 import { writeTool } from '../../../main/core/tools/builtin/write.js'
 import {
   PROTECTED_PATTERNS,
+  foldPath,
   lockTarget,
   protectedPathReason,
 } from '../../../main/core/tools/protected-paths.js'
@@ -170,9 +171,9 @@ describe('one list: runs here or elsewhere', () => {
     expect(shape('.vscode/tasks.json')).toEqual({ root: '.vscode/tasks.json', isFolder: false })
     expect(shape('.run/*.run.xml')).toEqual({ root: '.run', isFolder: true })
     expect(shape('*.service')).toEqual({ root: '', isFolder: false })
-    expect(lockTarget('.husky/**').matches('packages/a/.Husky')).toBe(true)
-    expect(lockTarget('.husky/**').matches('packages/a/husky')).toBe(false)
-    expect(lockTarget('*.service').matches('units/app.service')).toBe(true)
+    expect(lockTarget('.husky/**').matches(foldPath('packages/a/.Husky'))).toBe(true)
+    expect(lockTarget('.husky/**').matches(foldPath('packages/a/husky'))).toBe(false)
+    expect(lockTarget('*.service').matches(foldPath('units/app.service'))).toBe(true)
   })
 })
 
@@ -198,6 +199,37 @@ describe('assess in write and edit', () => {
     expect((await assess(join(project, '.git', 'config'))).edit?.reasons).toEqual([
       `.git/config is ${GIT_SETTINGS}`,
     ])
+  })
+
+  it('asks for every built-in path that runs on this machine, with no standing grant', async () => {
+    const samples = [
+      '.git/hooks/pre-commit',
+      '.git/config',
+      '.git/HEAD',
+      '.git/modules/x/hooks/post-checkout',
+      'sub/.git/hooks/pre-commit',
+      '.husky/pre-commit',
+      '.pre-commit-config.yaml',
+      '.envrc',
+      '.vscode/tasks.json',
+      '.vscode/launch.json',
+      '.vscode/settings.json',
+      '.idea/runConfigurations/App.xml',
+      '.idea/workspace.xml',
+      '.run/App.run.xml',
+      '.devcontainer/devcontainer.json',
+      '.devcontainer.json',
+      '.bridle/config.json',
+      '.mcp.json',
+    ]
+    for (const path of samples) {
+      const { write } = await assess(path)
+      expect({ path, level: write?.level, grantable: write?.grantable }).toEqual({
+        path,
+        level: 'confirm',
+        grantable: false,
+      })
+    }
   })
 
   it('names where a link leads', async () => {

@@ -149,6 +149,16 @@ describe('lockPlan', () => {
     }
   })
 
+  it('walks node_modules last, so its thousands of entries do not use up the budget', () => {
+    const dir = join(scratch(), 'mono')
+    const modules = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`node_modules/m${i}/index.js`, '']),
+    )
+    writeTree(dir, { ...modules, 'a/b/c/.envrc': 'x\n', 'a/b/c/.husky/pre-commit': 'x\n' })
+    const rel = lockPlan(dir, [], 20).readOnly.map((p) => p.slice(dir.length + 1))
+    expect(rel.sort()).toEqual(['a/b/c/.envrc', 'a/b/c/.husky'])
+  })
+
   it('stops its walk after the budget, keeping the top level locked', () => {
     const { dir } = project()
     const plan = lockPlan(dir, [], 1)
