@@ -7,7 +7,7 @@
  * still run unasked. With the sandbox on (real bubblewrap, when it works here), the same forms
  * run unasked, as before, and the sandbox holds them. The sentinels are hashed before and after.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LogEvent } from '../../protocol/events.js'
@@ -72,6 +72,8 @@ const WAYS_OUT: readonly Form[] = [
   },
   { id: 'hard-link', command: () => 'ln "$HOME/.ssh/id_rsa" key && echo pwned >> key' },
   { id: 'variable', command: () => 'X="$HOME"; touch $X/pwned.txt' },
+  // `docs` is a link to the home folder already in the project (a cloned repository's, say).
+  { id: 'through-link', command: () => 'echo pwned >> docs/notes.txt' },
 ]
 
 /** Refused by the judge in every mode already: a write it sees going outside. */
@@ -106,6 +108,7 @@ async function runForms(label: string, sandbox: 'off' | 'auto'): Promise<Run> {
   git(world.project, 'add', '.')
   git(world.project, 'commit', '-m', 'first')
   writeFileSync(join(world.project, 'file.txt'), 'a needle, changed\n')
+  symlinkSync(world.home, join(world.project, 'docs'))
   const before = snapshotSentinels(world)
   const server = await startModelServer({
     script: [toolCalls(...ALL.map((form) => bash(form.id, form.command(world)))), 'Done.'],

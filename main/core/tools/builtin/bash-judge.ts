@@ -11,7 +11,9 @@
  * (`uncontainedReasons`); what it cannot prove carries `uncontained`, so the approval mode alone
  * never runs it.
  */
+import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
+import { dirname } from 'node:path'
 import {
   grantChoices,
   grantCovers,
@@ -23,7 +25,13 @@ import {
   patternText,
   uncontainedReasons,
 } from '../command/index.js'
-import type { CommandPattern, Judgement, ShellLine, ShellParser } from '../command/index.js'
+import type {
+  CommandPattern,
+  JudgeContext,
+  Judgement,
+  ShellLine,
+  ShellParser,
+} from '../command/index.js'
 import { protectedPathReason } from '../protected-paths.js'
 import type { CallAssessment, ToolGrants } from '../types.js'
 import { resolveInsideProject } from '../../workspace/paths.js'
@@ -39,8 +47,7 @@ export interface BashCall {
 interface Analysis {
   readonly line: ShellLine
   readonly judgement: Judgement
-  /** Why the line cannot be proven to stay inside the project (empty: it can). */
-  readonly uncontained: readonly string[]
+  readonly ctx: JudgeContext
 }
 
 /**
@@ -72,7 +79,7 @@ export function bashJudge(
     }
     const judgement = judgeShellLine(line, ctx)
     if (cache.size >= 64) cache.delete(cache.keys().next().value ?? '')
-    const analysis = { line, judgement, uncontained: uncontainedReasons(line, ctx) }
+    const analysis = { line, judgement, ctx }
     cache.set(key, analysis)
     return analysis
   }
@@ -88,10 +95,13 @@ export function bashJudge(
       const analysis = analyse(call, projectDir)
       if (!analysis) return { level: 'confirm', reasons: ['the shell parser is not ready'] }
       const { level, reasons, grantable } = analysis.judgement
-      const uncontained =
-        analysis.uncontained.length > 0 && !(await runsSandboxed(sandbox))
-          ? analysis.uncontained
-          : []
+      // Read afresh each time (not cached): links on disk may have changed since.
+      const uncontained = (await runsSandboxed(sandbox))
+        ? []
+        : uncontainedReasons(analysis.line, {
+            ...analysis.ctx,
+            leadsOutside: (path) => leadsOutside(projectDir, path),
+          })
       return {
         level,
         reasons,
@@ -133,6 +143,24 @@ async function runsSandboxed(sandbox: BashSandbox | undefined): Promise<boolean>
   if (!sandbox || sandbox.mode === 'off') return false
   if (sandbox.mode === 'required') return true
   return (await sandboxStatus(sandbox)).available
+}
+
+/**
+ * Where `path` (inside the project) really leads, when a symlink on disk takes it out of the
+ * project: the real path of the deepest part of it that exists. Undefined when that stays
+ * inside, or when nothing of it exists (a path to be created is as its text says).
+ */
+function leadsOutside(projectDir: string, path: string): string | undefined {
+  for (let at = path; at.startsWith(`${projectDir}/`); at = dirname(at)) {
+    let real: string
+    try {
+      real = realpathSync(at)
+    } catch {
+      continue
+    }
+    return real === projectDir || real.startsWith(`${projectDir}/`) ? undefined : real
+  }
+  return undefined
 }
 
 /** Where the line starts: the project, or its workdir (unknown when the workdir is refused). */

@@ -10,8 +10,8 @@
  * - every path it writes (redirections too) is literal and inside the project from every folder
  *   it may run in (a `cd` in a function or a loop leaves that folder unknown).
  * Whatever is not proven is reported, in words; nothing is assumed. Pure, like the whole judge:
- * paths are compared as text (a symlink already in the project that points out of it is not
- * seen; see README.md, "Known limits").
+ * paths are compared as text, and a symlink already in the project that points out of it is seen
+ * only through `ctx.leadsOutside`, which the caller reads from disk.
  */
 import { posix } from 'node:path'
 import { programEffect } from './contained-programs.js'
@@ -95,6 +95,11 @@ function outsideOrUnknown(word: Word, cmd: SimpleCommand, ctx: JudgeContext): st
   if (word.found === true) return 'the paths `find` finds, only known when it runs'
   for (const { spot } of spotsOf(word, cmd, ctx)) {
     if (spot.kind === 'outside') return spot.what
+    if (spot.kind === 'inside' || spot.kind === 'project' || spot.kind === 'everything') {
+      const real = ctx.leadsOutside?.(spot.path)
+      if (real !== undefined)
+        return `${spot.path}, which leads out of the project to ${real} through a link already there`
+    }
     if (spot.kind === 'unknown') {
       return word.literal
         ? `${word.value}, in a folder only known when it runs (after a \`cd\` in a function, a loop or to a variable)`

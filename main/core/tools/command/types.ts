@@ -104,4 +104,10 @@ export interface JudgeContext {
   readonly home: string
   /** Why writing this absolute path inside the project needs the user's own approval, if it does. */
   readonly protectedReason?: (absolutePath: string) => string | undefined
+  /**
+   * Where a path inside the project really leads when a symlink already on disk takes it out of
+   * the project (`docs -> ~`); undefined when it stays inside or nothing of it exists. Given only
+   * where no sandbox holds the command: the containment proof then checks what it cannot see.
+   */
+  readonly leadsOutside?: (absolutePath: string) => string | undefined
 }

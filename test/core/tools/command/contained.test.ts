@@ -7,7 +7,9 @@
  * - with the sandbox on (`required`: it never runs bare): run by the mode, unasked, as before.
  * The plainly contained commands run unasked in both.
  */
-import { describe, expect, it } from 'vitest'
+import { symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ApprovalPolicy } from '../../../../main/core/tools/approvals.js'
 import type { ApprovalRequest } from '../../../../main/core/tools/approvals.js'
 import { bashTool } from '../../../../main/core/tools/builtin/bash.js'
@@ -193,6 +195,31 @@ describe('full-auto with the sandbox off', () => {
     expect(granted).toMatchObject({ allowed: true, how: 'rule' })
     const other = await policy.decide(tool, { command: 'npm ci' }, 'c2', signal, undefined, ctx)
     expect(other).toMatchObject({ allowed: false, code: 'NO_APPROVAL_CHANNEL' })
+  })
+})
+
+describe('a link already in the project that leads out of it (read from disk)', () => {
+  beforeAll(() => {
+    symlinkSync(f.home, join(f.project, 'outlink'))
+  })
+
+  it('a write through it is asked without a sandbox, and runs unasked with one', async () => {
+    const off = await decide('echo x >> outlink/notes.txt', OFF, true)
+    expect(off.asked).toHaveLength(1)
+    expect(off.asked[0]?.warnings?.join(' ')).toContain(
+      `which leads out of the project to ${f.home} through a link already there`,
+    )
+    expect((await decide('cd outlink && touch x', OFF, true)).asked).toHaveLength(1)
+    const on = await decide('echo x >> outlink/notes.txt', ON, true)
+    expect(on.outcome).toMatchObject({ allowed: true, how: 'policy' })
+  })
+
+  it('reading through it, or writing beside it, still runs unasked', async () => {
+    for (const line of ['cat outlink/notes.txt', 'echo x > notlink.txt']) {
+      const { outcome, asked } = await decide(line, OFF, true)
+      expect(asked, line).toEqual([])
+      expect(outcome, line).toMatchObject({ allowed: true, how: 'policy' })
+    }
   })
 })
 
