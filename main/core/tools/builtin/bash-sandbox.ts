@@ -6,8 +6,8 @@
 import { probeSandbox, reprobeSandbox } from '../sandbox/probe.js'
 import type { SandboxStatus } from '../sandbox/probe.js'
 import { sandboxCommand } from '../sandbox/bwrap.js'
-import { lockPlan } from '../sandbox/locks.js'
-import { holdStandIns, releaseStandIns } from '../sandbox/stand-ins.js'
+import { NO_LOCKS, lockPlan } from '../sandbox/locks.js'
+import { holdStandIns, releaseStandIns, writeStandIns } from '../sandbox/stand-ins.js'
 import { ToolError } from '../types.js'
 import type { CallGrant } from '../types.js'
 
@@ -121,22 +121,46 @@ export async function commandLaunch(
     }
     return direct
   }
+  return lockedLaunch(status, sandbox, call)
+}
+
+/**
+ * The sandbox's launch with the project's protected paths locked (`lockPlan`): stand-ins written
+ * or held for the missing ones, released by the launch's `release`.
+ */
+function lockedLaunch(
+  status: SandboxStatus & { readonly available: true },
+  sandbox: BashSandbox,
+  call: Parameters<typeof commandLaunch>[1],
+): CommandLaunch {
   const locks =
     call.grant?.protectedPaths === true
-      ? { readOnly: [], absent: [], pinned: [] }
+      ? NO_LOCKS
       : lockPlan(call.projectDir, sandbox.protectedPaths)
-  const { file, args, standIns } = sandboxCommand({
-    bwrap: status.bwrap,
-    setpriv: status.setpriv,
-    projectDir: call.projectDir,
-    cwd: call.cwd,
-    shell: call.shell,
-    command: call.command,
-    network: call.grant?.network === true,
-    hide: sandbox.hide,
-    ...locks,
-  })
+  const written = writeStandIns(locks.written)
+  let spawned: ReturnType<typeof sandboxCommand>
+  try {
+    spawned = sandboxCommand({
+      bwrap: status.bwrap,
+      setpriv: status.setpriv,
+      projectDir: call.projectDir,
+      cwd: call.cwd,
+      shell: call.shell,
+      command: call.command,
+      network: call.grant?.network === true,
+      hide: sandbox.hide,
+      // Written or not (one made meanwhile is not ours to remove), each is locked.
+      readOnly: [...locks.readOnly, ...locks.written.map((w) => w.path)],
+      absent: locks.absent,
+      pinned: locks.pinned,
+    })
+  } catch (error) {
+    releaseStandIns(written)
+    throw error
+  }
+  const { file, args, standIns } = spawned
   holdStandIns(standIns)
+  const made = [...standIns, ...written]
   let held = true
   return {
     file,
@@ -144,7 +168,7 @@ export async function commandLaunch(
     sandboxed: true,
     env: SANDBOX_CACHES,
     release: () => {
-      if (held) releaseStandIns(standIns)
+      if (held) releaseStandIns(made)
       held = false
     },
     ...(status.isCached === true ? { isCached: true } : {}),

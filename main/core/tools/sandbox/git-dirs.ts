@@ -11,7 +11,8 @@
  * - `HEAD`: a broken HEAD makes git stop taking the folder for a repository and look for one
  *   in the project folder itself (a bare repository whose `config` the command could write).
  *   The cost: `git checkout`, `git switch` and `git rebase` need the user's approval of the call;
- * - `commondir` (when present): it names the folder git reads `config` and `hooks` from;
+ * - `commondir` (create-proof: Bridle writes one reading `.`, the folder itself, for the
+ *   command's lifetime): it names the folder git reads `config` and `hooks` from;
  * - `worktrees/` (when present): each linked worktree's `commondir` and `config.worktree`.
  *
  * Pinned (bound onto themselves: writable, but they cannot be removed or renamed, which would
@@ -23,11 +24,16 @@
 import { lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 
-/** One entry of a git folder that is locked; `createProof`: kept from being created too. */
+/**
+ * One entry of a git folder that is locked; `createProof`: kept from being created too, by an
+ * empty stand-in, or by a file of `content` Bridle writes first when git on the host must be able
+ * to read it while the command runs.
+ */
 interface GitMember {
   readonly name: string
   readonly isFolder: boolean
   readonly createProof: boolean
+  readonly content?: string
 }
 
 const LOCKED: readonly GitMember[] = [
@@ -36,8 +42,9 @@ const LOCKED: readonly GitMember[] = [
   { name: 'config.worktree', isFolder: false, createProof: true },
   { name: 'info', isFolder: true, createProof: true },
   { name: 'HEAD', isFolder: false, createProof: false },
-  // Create-proof would need a stand-in reading `.`; an empty one breaks git on the host.
-  { name: 'commondir', isFolder: false, createProof: false },
+  // An empty stand-in would break git on the host ("failed to read commondir"); `.` names the
+  // git folder itself, which is what a missing one means.
+  { name: 'commondir', isFolder: false, createProof: true, content: '.\n' },
   { name: 'worktrees', isFolder: true, createProof: false },
 ]
 
@@ -49,7 +56,10 @@ const MAX_MODULE_DEPTH = 6
 /** What the sandbox does with the paths of git folders, collected by `lockGitDir`. */
 export interface GitLocks {
   readonly readOnly: Set<string>
+  /** Missing paths for an empty stand-in, and whether each is a folder. */
   readonly absent: Map<string, boolean>
+  /** Missing paths Bridle writes with this content before the command, then locks. */
+  readonly written: Map<string, string>
   readonly pinned: Set<string>
 }
 
@@ -62,7 +72,9 @@ export function lockGitDir(gitDir: string, locks: GitLocks, depth = 0): void {
     const path = join(gitDir, member.name)
     const kind = kindOf(path)
     if (kind !== undefined) locks.readOnly.add(path)
-    else if (member.createProof) locks.absent.set(path, member.isFolder)
+    else if (member.createProof && member.content !== undefined) {
+      locks.written.set(path, member.content)
+    } else if (member.createProof) locks.absent.set(path, member.isFolder)
   }
   for (const name of PINNED) {
     const path = join(gitDir, name)

@@ -28,9 +28,17 @@ export interface LockPlan {
   readonly readOnly: string[]
   /** Missing paths to keep from being created, and whether each is a folder. */
   readonly absent: { readonly path: string; readonly isFolder: boolean }[]
+  /**
+   * Missing paths kept from being created by a file Bridle writes first, with `content`, since
+   * programs on the host read them while the command runs (`writeStandIns`), then locked.
+   */
+  readonly written: { readonly path: string; readonly content: string }[]
   /** Folders bound onto themselves: still writable, but they cannot be removed or renamed. */
   readonly pinned: string[]
 }
+
+/** The plan of a call the user approved although it touches protected paths: nothing locked. */
+export const NO_LOCKS: LockPlan = { readOnly: [], absent: [], written: [], pinned: [] }
 
 /**
  * How many entries the walk looks at before it stops: 20,000 take 40-90 ms here (a 2-core machine
@@ -52,12 +60,17 @@ export function lockPlan(
   try {
     project = realpathSync(projectDir)
   } catch {
-    return { readOnly: [], absent: [], pinned: [] } // No project: `sandboxCommand` refuses it.
+    return NO_LOCKS // No project: `sandboxCommand` refuses it.
   }
   const targets = generalTargets(extra)
   const byName = new Set(targets.map((t) => t.lastName))
   const anyName = targets.filter((t) => t.lastName === undefined)
-  const locks: GitLocks = { readOnly: new Set(), absent: new Map(), pinned: new Set() }
+  const locks: GitLocks = {
+    readOnly: new Set(),
+    absent: new Map(),
+    written: new Map(),
+    pinned: new Set(),
+  }
   const gitDirs = new Set<string>()
   walk(project, maxEntries, (path, entry, folded) => {
     if (entry.name === '.git') {
@@ -122,6 +135,9 @@ function settle(locks: GitLocks): LockPlan {
     absent: [...locks.absent]
       .filter(([path]) => !covered(path) && !locks.readOnly.has(path))
       .map(([path, isFolder]) => ({ path, isFolder })),
+    written: [...locks.written]
+      .filter(([path]) => !covered(path) && !locks.readOnly.has(path))
+      .map(([path, content]) => ({ path, content })),
     pinned: [...locks.pinned].filter((path) => !covered(path) && !locks.readOnly.has(path)),
   }
 }

@@ -2,7 +2,9 @@
  * Stand-ins for protected paths that do not exist: bwrap binds an empty read-only folder or file
  * at each, so the command cannot create it. To mount there bwrap creates an empty folder or file
  * at that place in the project itself (the project is a bind mount of the real folder), which
- * would stay behind once the command ends: `releaseStandIns` removes it again.
+ * would stay behind once the command ends: `releaseStandIns` removes it again. A file the host
+ * must be able to read meanwhile (git reads `.git/commondir`, and an empty one stops it) is
+ * written by Bridle with its content instead (`writeStandIns`), locked, and removed the same way.
  *
  * Several sandboxes of this process may hold the same stand-in at once (subagents share a
  * project): it is removed only when the last one ends, since removing a mount point on the host
@@ -12,6 +14,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   rmdirSync,
   statSync,
   unlinkSync,
@@ -42,11 +45,40 @@ export function standInSources(): StandInSources {
   return made
 }
 
-const holders = new Map<string, number>()
+/** By path: how many running sandboxes hold the stand-in, and the content it was made with. */
+const holders = new Map<string, { count: number; content: string }>()
 
-/** Marks `paths` as held by one more running sandbox; pair with `releaseStandIns`. */
-export function holdStandIns(paths: readonly string[]): void {
-  for (const path of paths) holders.set(path, (holders.get(path) ?? 0) + 1)
+/**
+ * Marks `paths`, stand-ins bwrap makes (empty), as held by one more running sandbox; pair with
+ * `releaseStandIns`.
+ */
+export function holdStandIns(paths: readonly string[], content = ''): void {
+  for (const path of paths) {
+    const held = holders.get(path)
+    holders.set(path, { count: (held?.count ?? 0) + 1, content: held?.content ?? content })
+  }
+}
+
+/**
+ * Writes each missing file with its content (never over an existing one) and holds the written
+ * ones and those another sandbox of this process wrote and still holds; returns them, for the
+ * sandbox to lock and `releaseStandIns` to remove. Never throws: one it cannot write is left out.
+ */
+export function writeStandIns(
+  files: readonly { readonly path: string; readonly content: string }[],
+): string[] {
+  const held: string[] = []
+  for (const { path, content } of files) {
+    try {
+      writeFileSync(path, content, { flag: 'wx', mode: 0o644 })
+    } catch {
+      // It exists (another sandbox's stand-in, or new), or cannot be made: held only if ours.
+      if (!holders.has(path)) continue
+    }
+    holdStandIns([path], content)
+    held.push(path)
+  }
+  return held
 }
 
 /**
@@ -56,23 +88,28 @@ export function holdStandIns(paths: readonly string[]): void {
  * (something was put in it meanwhile) stays.
  */
 export function releaseStandIns(paths: readonly string[]): void {
-  const free: string[] = []
+  const free: { path: string; content: string }[] = []
   for (const path of paths) {
-    const count = (holders.get(path) ?? 1) - 1
-    if (count > 0) holders.set(path, count)
+    const held = holders.get(path) ?? { count: 1, content: '' }
+    if (held.count > 1) holders.set(path, { ...held, count: held.count - 1 })
     else {
       holders.delete(path)
-      free.push(path)
+      free.push({ path, content: held.content })
     }
   }
-  for (const path of free.sort((a, b) => b.length - a.length)) removeIfEmpty(path)
+  for (const { path, content } of free.sort((a, b) => b.path.length - a.path.length)) {
+    removeIfUnchanged(path, content)
+  }
 }
 
-function removeIfEmpty(path: string): void {
+/** Removes a stand-in that is still an empty folder, or a file holding just `content`. */
+function removeIfUnchanged(path: string, content: string): void {
   try {
     const info = lstatSync(path)
     if (info.isDirectory()) rmdirSync(path)
-    else if (info.isFile() && info.size === 0) unlinkSync(path)
+    else if (info.isFile() && info.size === Buffer.byteLength(content)) {
+      if (readFileSync(path, 'utf8') === content) unlinkSync(path)
+    }
   } catch {
     // Gone already, not empty, or still a mount point elsewhere: left as it is.
   }

@@ -4,12 +4,12 @@
  * user's own pattern), every write fails, nothing is left behind once the stand-ins are released,
  * and `git add`/`git commit`, `.env` and CI workflows keep working.
  */
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { commandLaunch } from '../../../../main/core/tools/builtin/bash-sandbox.js'
 import { lockPlan } from '../../../../main/core/tools/sandbox/locks.js'
-import { holdStandIns, releaseStandIns } from '../../../../main/core/tools/sandbox/stand-ins.js'
-import { sandboxCommand } from '../../../../main/core/tools/sandbox/bwrap.js'
 import {
   ATTACKS,
   ATTACK_SCRIPT,
@@ -19,7 +19,7 @@ import {
   lockedHashes,
   makeProtectedProject,
 } from '../../../fixtures/protected-project.js'
-import { hashTree, runSandboxed, sandboxStatus, scratch, writeTree } from './helpers.js'
+import { hashTree, sandboxStatus, scratch, writeTree } from './helpers.js'
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin'
 
@@ -34,32 +34,32 @@ function project() {
 }
 
 const status = await sandboxStatus()
-const bwrap = status.available ? status.bwrap : ''
 
-/** Runs `command` in the project locked as the bash tool locks it, then releases the stand-ins. */
+/**
+ * Runs `command` as the bash tool does (`commandLaunch`, the sandbox required, the user's
+ * patterns), then releases the launch's stand-ins.
+ */
 async function runLocked(dir: string, command: string) {
-  const plan = lockPlan(dir, USER_PATTERNS)
-  const spawn = sandboxCommand({
-    bwrap,
-    projectDir: dir,
-    cwd: dir,
-    shell: '/bin/sh',
-    command: 'true',
-    network: false,
-    hide: [],
-    ...plan,
-  })
-  holdStandIns(spawn.standIns)
+  const launch = await commandLaunch(
+    { mode: 'required', hide: [], protectedPaths: USER_PATTERNS },
+    { projectDir: dir, cwd: dir, shell: '/bin/sh', command, grant: undefined },
+  )
+  expect(launch.sandboxed).toBe(true)
   try {
-    return await runSandboxed(command, {
-      bwrap,
-      projectDir: dir,
-      shell: '/bin/sh',
-      env: { PATH, HOME: dir },
-      ...plan,
+    return await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+      const child = spawn(launch.file, launch.args, {
+        env: { PATH, HOME: dir, ...launch.env },
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let output = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+      child.once('error', reject)
+      child.once('close', (code) => resolve({ code, output }))
     })
   } finally {
-    releaseStandIns(spawn.standIns)
+    launch.release()
   }
 }
 
@@ -99,6 +99,18 @@ describe.skipIf(!status.available)('protected paths locked for programs', () => 
     expect(ran.code).toBe(0)
     expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('TOKEN=2\n')
     expect(readFileSync(join(dir, '.github/workflows/ci.yml'), 'utf8')).toBe('on: pull_request\n')
+  })
+
+  it('leaves git on the host working while a command runs (the commondir stand-in reads ".")', async () => {
+    const { dir } = project()
+    const running = runLocked(dir, 'sleep 1')
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(readFileSync(join(dir, '.git/commondir'), 'utf8')).toBe('.\n')
+    // It would die with "failed to read .git/commondir" on an empty one.
+    const seen = execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' })
+    expect(seen).toContain('?? src/')
+    expect((await running).code).toBe(0)
+    expect(existsSync(join(dir, '.git/commondir'))).toBe(false)
   })
 
   it('lets git init, add and commit in a project that is no repository yet', async () => {
