@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -38,6 +39,14 @@ let outside: string
 let store: Store
 let snapshots: SnapshotStore
 let session: Session
+
+/** The race is closed by using folders through /proc/self/fd (confined.ts); elsewhere it is a known limit. */
+const noProcFd = process.platform !== 'linux' || !existsSync('/proc/self/fd')
+if (noProcFd) {
+  console.warn(
+    'skipped: the swap race test needs /proc/self/fd (Linux); confined.ts lists it as a known limit elsewhere',
+  )
+}
 
 const GIT_CONFIG = '[core]\n\trepositoryformatversion = 0\n'
 const EVIL = '[core]\n\tfsmonitor = "touch /tmp/pwned-by-restore"\n'
@@ -273,48 +282,53 @@ describe('restore and symbolic links', () => {
     expect(read('ok.txt')).toBe('ok 2\n')
   })
 
-  it('never writes outside the project while a folder on the way is swapped for links during the restores', async () => {
-    const t1 = agentHistory()
-    const t2 = session.length - 1
-    // x is, in turn, a real folder, a link to .git and a link out of the project.
-    rmSync(join(project, 'x'), { recursive: true })
-    mkdirSync(join(project, 'xdir'))
-    writeFileSync(join(project, 'xdir', 'config'), 'v2\n')
-    symlinkSync('.git', join(project, 'xgit'))
-    symlinkSync(outside, join(project, 'xout'))
-    const before = { outside: fingerprint(outside), git: fingerprint(join(project, '.git')) }
-    const swapper = await startSwapper(project)
-    const counts = { written: 0, refused: 0, failed: 0 }
-    const unexpected: string[] = []
-    try {
-      const until = Date.now() + 4000
-      for (let i = 0; Date.now() < until || i < 20; i++) {
-        try {
-          const outcome = await restoreFiles(session, i % 2 === 0 ? t1 : t2, options())
-          if (outcome.ok && outcome.written.includes('x/config')) counts.written++
-          if (skippedOf(outcome).some((s) => s.path === 'x/config')) counts.refused++
-        } catch (error) {
-          // Swapped between the plan and the write: the restore stops and puts back what it changed.
-          const expected =
-            error instanceof RestoreError &&
-            error.code === 'RESTORE_WRITE_FAILED' &&
-            /could not (write|remove) x\/(config|HEAD): /.test(error.message)
-          if (expected) counts.failed++
-          else unexpected.push(String(error))
+  it.skipIf(noProcFd)(
+    'never writes outside the project while a folder on the way is swapped for links during the restores',
+    async () => {
+      const t1 = agentHistory()
+      const t2 = session.length - 1
+      // x is, in turn, a real folder, a link to .git and a link out of the project.
+      rmSync(join(project, 'x'), { recursive: true })
+      mkdirSync(join(project, 'xdir'))
+      writeFileSync(join(project, 'xdir', 'config'), 'v2\n')
+      symlinkSync('.git', join(project, 'xgit'))
+      symlinkSync(outside, join(project, 'xout'))
+      const before = { outside: fingerprint(outside), git: fingerprint(join(project, '.git')) }
+      const swapper = await startSwapper(project)
+      const counts = { written: 0, refused: 0, failed: 0 }
+      const unexpected: string[] = []
+      try {
+        const until = Date.now() + 4000
+        for (let i = 0; Date.now() < until || i < 20; i++) {
+          try {
+            const outcome = await restoreFiles(session, i % 2 === 0 ? t1 : t2, options())
+            if (outcome.ok && outcome.written.includes('x/config')) counts.written++
+            if (skippedOf(outcome).some((s) => s.path === 'x/config')) counts.refused++
+          } catch (error) {
+            // Swapped between the plan and the write: the restore stops and puts back what it changed.
+            const expected =
+              error instanceof RestoreError &&
+              error.code === 'RESTORE_WRITE_FAILED' &&
+              /could not (write|remove) x\/(config|HEAD): /.test(error.message)
+            if (expected) counts.failed++
+            else unexpected.push(String(error))
+          }
         }
+      } finally {
+        await stop(swapper)
       }
-    } finally {
-      await stop(swapper)
-    }
-    console.log(
-      `swap race: ${JSON.stringify(counts)} restores with x/config written, refused, failed`,
-    )
-    expect({ outside: fingerprint(outside), git: fingerprint(join(project, '.git')) }).toEqual(
-      before,
-    )
-    expect(unexpected).toEqual([])
-    expect(counts.refused + counts.failed).toBeGreaterThan(0)
-  })
+      console.log(
+        `swap race: ${JSON.stringify(counts)} restores with x/config written, refused, failed`,
+      )
+      expect({ outside: fingerprint(outside), git: fingerprint(join(project, '.git')) }).toEqual(
+        before,
+      )
+      expect(unexpected).toEqual([])
+      // The race was run: some restores wrote x/config, and some met a link only at the write.
+      expect(counts.written).toBeGreaterThan(0)
+      expect(counts.failed).toBeGreaterThan(0)
+    },
+  )
 })
 
 /** A child process that renames a folder and two links into place as x, round and round. */
