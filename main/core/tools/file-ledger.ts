@@ -16,10 +16,11 @@
  * Closing it fully would need a lock every editor honours, which no file system offers.
  */
 import { createHash } from 'node:crypto'
-import { createReadStream, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import type { BigIntStats } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
+import { openFileInside } from '../workspace/confined.js'
 import { ToolError } from './types.js'
 import type { FileLedger } from './types.js'
 
@@ -68,16 +69,35 @@ export function ledgerFromEvents(
 export const sha256Of = (data: string | Uint8Array): string =>
   createHash('sha256').update(data).digest('hex')
 
-/** The sha256 (hex) of a file's whole content, streamed; `null` when it does not exist. */
-export async function sha256File(path: string, signal?: AbortSignal): Promise<string | null> {
+/**
+ * The sha256 (hex) of a file's whole content, streamed; `null` when it does not exist. The file
+ * is opened first and read only if what was opened lies inside `root` (PATH_OUTSIDE_PROJECT
+ * otherwise), so a link swapped in on the way never has its target read.
+ */
+export async function sha256File(
+  root: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<string | null> {
   const hash = createHash('sha256')
+  let handle: Awaited<ReturnType<typeof openFileInside>>['handle']
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: HASH_CHUNK_BYTES, signal })) {
-      hash.update(chunk as Buffer)
-    }
+    ;({ handle } = await openFileInside(root, path, path))
   } catch (error) {
     if (isMissing(error)) return null
     throw error
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES)
+    for (let position = 0; ;) {
+      signal?.throwIfAborted()
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
+      if (bytesRead === 0) break
+      hash.update(buffer.subarray(0, bytesRead))
+      position += bytesRead
+    }
+  } finally {
+    await handle.close()
   }
   return hash.digest('hex')
 }
@@ -102,20 +122,20 @@ export const stampOf = (s: BigIntStats): string =>
   `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
 
 /**
- * Runs `read` between two stamps of `path` and retries while they differ, so what was read is one
+ * Runs `read` between two stamps (`stampNow`: of a path, or of an open handle) and retries while they differ, so what was read is one
  * version of the file. `stamp` is undefined when the file kept changing on every attempt (a log
  * being appended to): the value is then the last attempt's, which may mix versions. `firstStamp`,
  * when the caller has just taken one, stands for the first attempt's stamp before.
  */
 export async function readStable<T>(
-  path: string,
+  stampNow: () => Promise<string>,
   read: () => Promise<T>,
   firstStamp?: string,
 ): Promise<{ value: T; stamp: string | undefined }> {
   for (let attempt = 1; ; attempt++) {
-    const before = attempt === 1 && firstStamp !== undefined ? firstStamp : await fileStamp(path)
+    const before = attempt === 1 && firstStamp !== undefined ? firstStamp : await stampNow()
     const value = await read()
-    if ((await fileStamp(path)) === before) return { value, stamp: before }
+    if ((await stampNow()) === before) return { value, stamp: before }
     if (attempt >= MAX_STABLE_ATTEMPTS) return { value, stamp: undefined }
   }
 }
@@ -128,15 +148,18 @@ export interface FileVersion {
 
 /**
  * The file's version now. When its stamp still equals `previous.stamp`, `previous` is returned
- * without reading the file again, so a check right before a rename costs one `stat`.
+ * without reading the file again, so a check right before a rename costs one `stat`. The
+ * content is hashed only through a descriptor verified inside `root` (see `sha256File`).
  */
 export async function fileVersion(
+  root: string,
   path: string,
   signal?: AbortSignal,
   previous?: FileVersion,
 ): Promise<FileVersion> {
   if (previous?.stamp !== undefined && (await fileStamp(path)) === previous.stamp) return previous
-  const { value, stamp } = await readStable(path, () => sha256File(path, signal))
+  const stampNow = () => fileStamp(path)
+  const { value, stamp } = await readStable(stampNow, () => sha256File(root, path, signal))
   return { sha256: value, stamp }
 }
 

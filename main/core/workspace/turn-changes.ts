@@ -1,6 +1,7 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import type { EventData } from '../../../protocol/events.js'
+import { readFileInsideSync } from './confined.js'
 import { countLineChanges, countLines, isBinary } from './line-diff.js'
 import type { SnapshotStore } from './snapshot.js'
 import { formatUnifiedDiff } from './unified-diff.js'
@@ -97,7 +98,7 @@ export class TurnChanges {
     const rel = this.relativePath(absPath)
     this.touched.add(rel)
     if (this.priors.has(rel)) return
-    const content = readIfFile(join(this.root, rel))
+    const content = readIfFile(this.root, join(this.root, rel))
     this.priors.set(
       rel,
       content === undefined
@@ -160,7 +161,7 @@ export class TurnChanges {
         const size = statSync(join(this.root, path)).size
         if (index >= DEFAULT_CALL_SNAPSHOT_MAX_FILES || size > maxFile || size > budget)
           return { path }
-        content = readIfFile(join(this.root, path))
+        content = readIfFile(this.root, join(this.root, path))
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         // Not there: no file. Unreadable: not kept (restore skips it at this point).
@@ -200,7 +201,7 @@ export class TurnChanges {
     const prior = this.priors.get(path)
     if (!prior || prior.kind === 'unknown') return undefined
     const before = prior.kind === 'file' ? this.snapshots.get(prior.hash) : undefined
-    return formatUnifiedDiff(path, before, readIfFile(join(this.root, path)))
+    return formatUnifiedDiff(path, before, readIfFile(this.root, join(this.root, path)))
   }
 
   /** The `workspace/diff` files: see `finishWithNotes`. */
@@ -227,7 +228,7 @@ export class TurnChanges {
     for (const path of paths) {
       const prior = this.priors.get(path) ?? { kind: 'unknown' }
       try {
-        const entry = this.entryFor(path, prior, readIfFile(join(this.root, path)), notes)
+        const entry = this.entryFor(path, prior, readIfFile(this.root, join(this.root, path)), notes)
         if (entry) files.push(entry)
       } catch {
         // Unreadable now (permissions) or its snapshot was removed: still a change the user
@@ -321,7 +322,7 @@ export class TurnChanges {
     }
     const contents = new Map<string, Buffer>()
     for (const rel of wanted) {
-      const content = readIfFile(join(this.root, rel))
+      const content = readIfFile(this.root, join(this.root, rel))
       if (content !== undefined) contents.set(rel, content)
     }
     return contents
@@ -348,13 +349,10 @@ function lineCount(content: Buffer): number {
   return isBinary(content) ? 0 : countLines(content)
 }
 
-/** The file's content, or undefined when there is no file there (missing, or a folder). */
-function readIfFile(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined
-    throw error
-  }
+/**
+ * The file's content, or undefined when there is no file there (missing, a folder, or a link that
+ * leads out of the project: its target is never read, so no outside byte reaches a snapshot).
+ */
+function readIfFile(root: string, path: string): Buffer | undefined {
+  return readFileInsideSync(root, path)
 }

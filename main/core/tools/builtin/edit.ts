@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
 import { z } from 'zod'
 import { resolveInsideProject } from '../../workspace/paths.js'
 import { assertUnchanged, fileVersion, readStable, sha256Of, staleFile } from '../file-ledger.js'
@@ -11,8 +11,9 @@ import {
   pathApprovalKey,
   projectRelative,
   SNIFF_BYTES,
-  statRegularFile,
-  writeFileAtomic,
+  handleStamp,
+  openRegularFile,
+  writeFileInProject,
 } from './file-helpers.js'
 
 /** Edit reads the whole file into memory; bigger files are for write or a shell tool. */
@@ -72,21 +73,27 @@ export function editTool(): Tool {
       ctx.signal.throwIfAborted()
       const file = resolveInsideProject(ctx.projectDir, path)
       const shown = projectRelative(ctx.projectDir, file)
-      const info = await statRegularFile(file, shown)
       if (oldText === newText) {
         throw new ToolError(
           'EDIT_NO_CHANGE',
           'oldText and newText are the same, so the edit would change nothing. Put the changed text in newText.',
         )
       }
-      if (info.size > MAX_EDIT_BYTES) {
-        throw new ToolError(
-          'FILE_TOO_LARGE',
-          `${shown} is ${info.size} bytes; edit works on files up to ${MAX_EDIT_BYTES / 1024 / 1024} MB.`,
-        )
-      }
+      // Opened once and verified inside the project; the bytes edited come through this handle.
+      const info = await openRegularFile(ctx.projectDir, file, shown)
+      const { handle } = info
+      const read = await readStable(
+        () => handleStamp(handle),
+        async () => {
+          if (info.size <= MAX_EDIT_BYTES) return handle.readFile({ signal: ctx.signal })
+          throw new ToolError(
+            'FILE_TOO_LARGE',
+            `${shown} is ${info.size} bytes; edit works on files up to ${MAX_EDIT_BYTES / 1024 / 1024} MB.`,
+          )
+        },
+        info.stamp,
+      ).finally(() => handle.close())
       const { files } = ctx
-      const read = await readStable(file, () => readFile(file, { signal: ctx.signal }), info.stamp)
       const bytes = read.value
       const readHash = sha256Of(bytes)
       // Before matching: on a changed file, "read it again" helps more than "oldText not found".
@@ -131,10 +138,16 @@ export function editTool(): Tool {
       const recheck =
         files &&
         (async () => {
-          const now = await fileVersion(file, ctx.signal, { sha256: readHash, stamp: read.stamp })
+          const previous = { sha256: readHash, stamp: read.stamp }
+          const now = await fileVersion(realpathSync(ctx.projectDir), file, ctx.signal, previous)
           if (now.sha256 !== readHash) throw staleFile(shown)
         })
-      await writeFileAtomic(file, updated, info.mode & 0o7777, recheck)
+      const mode = info.mode & 0o7777
+      await writeFileInProject(ctx.projectDir, file, shown, updated, {
+        mode,
+        beforeRename: recheck,
+        create: false,
+      })
       const sha256 = sha256Of(updated)
       files?.saw(file, sha256)
       const count = starts.length

@@ -3,11 +3,12 @@
  * before it is read or changed, how a change to a protected path is assessed, and how a file is
  * replaced atomically.
  */
-import { randomBytes } from 'node:crypto'
 import { realpathSync } from 'node:fs'
-import type { BigIntStats, Stats } from 'node:fs'
-import { chmod, lstat, open, readlink, rename, stat, unlink } from 'node:fs/promises'
+import type { Stats } from 'node:fs'
+import { lstat, readlink, stat } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
+import { openFileInside, openFolderInsideSync, replaceFileIn } from '../../workspace/confined.js'
 import { PathError, resolveInsideProject } from '../../workspace/paths.js'
 import { stampOf } from '../file-ledger.js'
 import { protectedPathReason } from '../protected-paths.js'
@@ -91,34 +92,71 @@ export interface RegularFile {
   readonly stamp: string
 }
 
-/** A regular file's size and stamp, or a ToolError (`NOT_FOUND`, `NOT_A_FILE`) the model can act on. */
-export async function statRegularFile(absolutePath: string, shown: string): Promise<RegularFile> {
-  let info: BigIntStats | undefined
-  try {
-    info = await stat(absolutePath, { bigint: true })
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT', 'ENOTDIR')) throw error
-  }
-  if (!info) {
-    throw new ToolError(
-      'NOT_FOUND',
-      `${shown} does not exist. Check the spelling, or use list to see what its folder holds.`,
-    )
-  }
-  if (info.isDirectory()) {
-    throw new ToolError(
-      'NOT_A_FILE',
-      `${shown} is a folder, not a file; use list to see its entries.`,
-    )
-  }
-  if (!info.isFile()) {
-    throw new ToolError(
-      'NOT_A_FILE',
-      `${shown} is not a regular file (a device, socket or pipe); file tools work on regular files only.`,
-    )
-  }
-  return { size: Number(info.size), mode: Number(info.mode), stamp: stampOf(info) }
+/** A regular file of the project, open for reading through a descriptor verified to be inside. */
+export interface OpenFile extends RegularFile {
+  readonly handle: FileHandle
 }
+
+/** PATH_CHANGED: what a path named moved while the call was using it; nothing was done there. */
+export const pathChanged = (shown: string): ToolError =>
+  new ToolError(
+    'PATH_CHANGED',
+    `${shown} was moved or replaced while it was being used (a folder on its way became a symbolic link, or was renamed); nothing was read or written through the new path. Try again.`,
+  )
+
+/**
+ * Opens `absolutePath` (as `resolveInsideProject` gave it) for reading, then checks what was
+ * opened: it must be that very path (so a link swapped in since the check is caught, whether it
+ * leads outside, PATH_OUTSIDE_PROJECT, or elsewhere inside, PATH_CHANGED) and a regular file
+ * (NOT_FOUND, NOT_A_FILE in words the model can act on). Reading goes through the handle only;
+ * the caller closes it.
+ */
+export async function openRegularFile(
+  projectDir: string,
+  absolutePath: string,
+  shown: string,
+): Promise<OpenFile> {
+  let opened: Awaited<ReturnType<typeof openFileInside>>
+  try {
+    opened = await openFileInside(realpathSync(projectDir), absolutePath, shown)
+  } catch (error) {
+    if (isErrno(error, 'ENOENT', 'ENOTDIR')) throw notFound(shown)
+    if (isErrno(error, 'ENXIO')) throw notRegular(shown)
+    throw error
+  }
+  const { handle, real } = opened
+  try {
+    if (real !== absolutePath) throw pathChanged(shown)
+    const info = await handle.stat({ bigint: true })
+    if (info.isDirectory()) {
+      throw new ToolError(
+        'NOT_A_FILE',
+        `${shown} is a folder, not a file; use list to see its entries.`,
+      )
+    }
+    if (!info.isFile()) throw notRegular(shown)
+    return { handle, size: Number(info.size), mode: Number(info.mode), stamp: stampOf(info) }
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
+}
+
+/** The stamp of an open file now (see `fileStamp`): what `readStable` compares through a handle. */
+export const handleStamp = async (handle: FileHandle): Promise<string> =>
+  stampOf(await handle.stat({ bigint: true }))
+
+const notFound = (shown: string): ToolError =>
+  new ToolError(
+    'NOT_FOUND',
+    `${shown} does not exist. Check the spelling, or use list to see what its folder holds.`,
+  )
+
+const notRegular = (shown: string): ToolError =>
+  new ToolError(
+    'NOT_A_FILE',
+    `${shown} is not a regular file (a device, socket or pipe); file tools work on regular files only.`,
+  )
 
 /** Whether these leading bytes look binary (a NUL byte never occurs in UTF-8 text). */
 export const looksBinary = (head: Uint8Array): boolean => head.includes(0)
@@ -142,7 +180,7 @@ export async function resolveWriteTarget(projectDir: string, path: string): Prom
   for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
     const link = await firstDanglingLink(root, target)
     if (link === undefined) return target
-    const pointsTo = resolve(dirname(link), await readlink(link))
+    const pointsTo = resolve(dirname(link), await readLinkOrChanged(link, path))
     try {
       target = resolveInsideProject(projectDir, join(pointsTo, relative(link, target)))
     } catch (error) {
@@ -156,6 +194,16 @@ export async function resolveWriteTarget(projectDir: string, path: string): Prom
     'PATH_UNRESOLVABLE',
     `${path} goes through more than ${MAX_LINK_HOPS} symbolic links that point to nothing; write to a plain path instead.`,
   )
+}
+
+/** Where a link points; a link gone or replaced since `lstat` saw it is PATH_CHANGED. */
+async function readLinkOrChanged(link: string, shown: string): Promise<string> {
+  try {
+    return await readlink(link)
+  } catch (error) {
+    if (isErrno(error, 'ENOENT', 'EINVAL', 'ENOTDIR')) throw pathChanged(shown)
+    throw error
+  }
 }
 
 /** The first component of `target` below `root` that is a symbolic link, if any exists. */
@@ -175,43 +223,52 @@ async function firstDanglingLink(root: string, target: string): Promise<string |
   return undefined
 }
 
+/** How `writeFileInProject` writes: the mode to give, the last check, and whether to make folders. */
+export interface WriteOptions {
+  readonly mode?: number | undefined
+  /** Runs right before the rename; a throw cancels the write (the stale-file check). */
+  readonly beforeRename?: (() => Promise<void>) | undefined
+  /** Create missing folders on the way (write), or refuse a path whose folder is gone (edit). */
+  readonly create: boolean
+}
+
 /**
- * Replaces `absolutePath` with `data` so a reader sees the old file or the new one, never half of
- * either: a temp file in the same folder (same file system, so rename is atomic) is written,
- * synced, given `mode` when set, then renamed over the target. `beforeRename` runs last, right
- * before the rename, and a throw from it cancels the write (the stale-file check). The temp file
- * is removed on failure.
+ * Replaces `absolutePath` (as `resolveWriteTarget` gave it) with `data`, atomically (see
+ * `replaceFileIn`), within its folder opened one component at a time from the project root and
+ * verified there: missing folders are created each inside a verified parent, and a folder that
+ * no longer is the one the path named (a link swapped in on the way) is PATH_CHANGED, with
+ * nothing written. A file stands where a folder is needed: NOT_A_FILE.
  * Known limits: a hard link to the old file keeps the old content; owner and group are not kept.
  */
-export async function writeFileAtomic(
+export async function writeFileInProject(
+  projectDir: string,
   absolutePath: string,
+  shown: string,
   data: string,
-  mode?: number,
-  beforeRename?: () => Promise<void>,
+  { mode, beforeRename, create }: WriteOptions,
 ): Promise<void> {
-  const temp = join(
-    dirname(absolutePath),
-    `.${basename(absolutePath)}.${randomBytes(6).toString('hex')}.bridle-tmp`,
-  )
-  let isWritten = false
+  const root = realpathSync(projectDir)
+  const dir = dirname(absolutePath)
+  let folder: ReturnType<typeof openFolderInsideSync>
   try {
-    const handle = await open(temp, 'wx', mode ?? 0o666)
-    try {
-      await handle.writeFile(data, 'utf8')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    // `open` applies the umask; an existing file keeps its exact mode.
-    if (mode !== undefined) await chmod(temp, mode)
-    await beforeRename?.()
-    await rename(temp, absolutePath)
-    isWritten = true
+    folder = openFolderInsideSync(root, dir, { create, shown })
+  } catch (error) {
+    // A folder on the way vanished meanwhile (or, for edit, since the file in it was read).
+    if (isErrno(error, 'ENOENT')) throw pathChanged(shown)
+    if (!isErrno(error, 'ENOTDIR', 'EEXIST')) throw error
+    throw new ToolError(
+      'NOT_A_FILE',
+      `Cannot create the folders for ${shown}: a file stands where a folder is needed on that path.`,
+    )
+  }
+  try {
+    if (folder.real !== dir) throw pathChanged(shown)
+    await replaceFileIn(folder, basename(absolutePath), data, mode, beforeRename)
+  } catch (error) {
+    // The verified folder was removed while the file was being written into it.
+    if (isErrno(error, 'ENOENT')) throw pathChanged(shown)
+    throw error
   } finally {
-    if (!isWritten) {
-      await unlink(temp).catch(() => {
-        // The temp file was never created, or is already gone: nothing to clean up.
-      })
-    }
+    folder.close()
   }
 }

@@ -5,19 +5,20 @@
  * file it reports is checked again with the walker's rules, glob and binary test.
  */
 import { execFile, spawn } from 'node:child_process'
-import { readFile, stat } from 'node:fs/promises'
-import { basename, sep } from 'node:path'
+import type { FileHandle } from 'node:fs/promises'
+import { basename, dirname, join, sep } from 'node:path'
 import { createInterface } from 'node:readline'
 import { z } from 'zod'
+import { openChildFile, openFileInside, openFolderInsideSync } from '../../workspace/confined.js'
 import { resolveInsideProject } from '../../workspace/paths.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
+import { MAX_LINE_CHARS, Results } from './grep-results.js'
+import type { Line } from './grep-results.js'
 import { compileGlob, IgnoreRules, projectPath, statTarget, walkProject } from './walk.js'
 
 export const DEFAULT_GREP_RESULTS = 200
 export const MAX_GREP_RESULTS = 1000
-/** Longer lines are cut for the model (minified files would otherwise flood the output). */
-export const MAX_LINE_CHARS = 500
 /** Larger files are not searched (ripgrep's `--max-filesize`: larger than this is skipped). */
 export const MAX_SEARCH_FILE_BYTES = 5 * 1024 * 1024
 /** The oldest ripgrep whose flags we use (`--engine`). */
@@ -32,7 +33,6 @@ export interface GrepToolOptions {
 }
 
 const OutputMode = z.enum(['content', 'files', 'count'])
-type OutputMode = z.infer<typeof OutputMode>
 
 const GrepArgs = z.object({
   pattern: z
@@ -111,7 +111,8 @@ export function grepTool(options: GrepToolOptions = {}): Tool {
       let isWalkTruncated = false
       if (!(await statTarget(target, args.path ?? '.')).isDirectory()) {
         // A named file is read directly by both backends, with the same filters.
-        if (search.isWanted(basename(target))) await searchFile(search, search.start, target)
+        const open = async () => (await openFileInside(root, target, search.start)).handle
+        if (search.isWanted(basename(target))) await searchFile(search, search.start, open)
       } else {
         const rg = await findRipgrep()
         if (rg === null) {
@@ -194,23 +195,47 @@ async function searchWithJs(search: Search): Promise<boolean> {
   const { root, start, signal } = search
   const { isTruncated } = await walkProject({ root, start, signal }, async (file) => {
     if (search.isWanted(relativeTo(start, file.path))) {
-      await searchFile(search, file.path, file.absolutePath)
+      await searchFile(search, file.path, () => openChildFile(file.folder, file.name))
     }
     return !search.results.isDone
   })
   return isTruncated
 }
 
-/** Searches one file as ripgrep would: big, unreadable and binary (NUL) files yield nothing. */
-async function searchFile(search: Search, path: string, absolutePath: string): Promise<void> {
-  let bytes: Buffer
+/**
+ * A file's bytes through a handle `open` gives (one verified inside the project), or undefined
+ * for what ripgrep skips too: a file too big, not regular, removed or unreadable since it was seen.
+ */
+async function readSearched(open: () => Promise<FileHandle>): Promise<Buffer | undefined> {
+  let handle: FileHandle
   try {
-    if ((await stat(absolutePath)).size > MAX_SEARCH_FILE_BYTES) return
-    bytes = await readFile(absolutePath)
+    handle = await open()
   } catch {
-    // Removed or unreadable since the walk saw it: nothing to report, as with ripgrep.
-    return
+    return undefined
   }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile() || info.size > MAX_SEARCH_FILE_BYTES) return undefined
+    return await handle.readFile()
+  } catch {
+    return undefined
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Searches one file as ripgrep would: big, unreadable and binary (NUL) files yield nothing. */
+async function searchFile(
+  search: Search,
+  path: string,
+  open: () => Promise<FileHandle>,
+): Promise<void> {
+  const bytes = await readSearched(open)
+  if (bytes !== undefined) searchText(search, path, bytes)
+}
+
+/** Searches one file's bytes: a binary (NUL) file yields nothing. */
+function searchText(search: Search, path: string, bytes: Buffer): void {
   search.signal.throwIfAborted()
   const text = decodeText(bytes)
   if (text.includes('\0')) return
@@ -225,6 +250,35 @@ async function searchFile(search: Search, path: string, absolutePath: string): P
   results.endFile()
 }
 
+/**
+ * Reports what ripgrep found in one file only as far as the project's own file holds it: the file
+ * is read again through descriptors opened from the project root without following a link, and
+ * ripgrep's lines are shown only when each is that file's line at that number. ripgrep opens
+ * files by name as it walks, so a folder swapped for a link meanwhile could have led it outside;
+ * when its lines differ (that, or a decoding difference), the verified bytes are searched here.
+ */
+async function reportVerified(search: Search, file: { path: string; lines: Line[] }) {
+  const absolutePath = join(search.root, file.path)
+  const bytes = await readSearched(async () => {
+    const folder = openFolderInsideSync(search.root, dirname(absolutePath), { links: 'refuse' })
+    try {
+      return await openChildFile(folder, basename(absolutePath))
+    } finally {
+      folder.close()
+    }
+  })
+  if (bytes === undefined) return
+  const lines = decodeText(bytes).split('\n')
+  if (!file.lines.every((line) => lines[line.n - 1] === line.text)) {
+    searchText(search, file.path, bytes)
+    return
+  }
+  const { results } = search
+  results.beginFile(file.path)
+  for (const line of file.lines) results.addLine(line.n, line.text, line.isMatch)
+  results.endFile()
+}
+
 /** Decodes like ripgrep's default: a BOM selects UTF-16 or is dropped; else UTF-8. */
 function decodeText(bytes: Buffer): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le')
@@ -234,128 +288,6 @@ function decodeText(bytes: Buffer): string {
   }
   const text = bytes.toString('utf8')
   return text.startsWith('\uFEFF') ? text.slice(1) : text
-}
-
-interface Line {
-  readonly n: number
-  readonly text: string
-  readonly isMatch: boolean
-}
-
-interface FileHits {
-  readonly path: string
-  readonly lines: Line[]
-  matches: number
-}
-
-/**
- * Collects hits from either backend in file order and decides where to stop, so both stop at
- * the same point: after `max` matching lines (content) or files (files, count), at the next
- * match past the cap. Context lines are kept only around matches, whoever sends them.
- */
-class Results {
-  readonly files: FileHits[] = []
-  isDone = false
-  isTruncated = false
-  private total = 0
-  private current: FileHits | undefined
-  private pending: Line[] = []
-  private lastMatch: number | undefined
-
-  constructor(
-    private readonly mode: OutputMode,
-    private readonly context: number,
-    private readonly max: number,
-  ) {}
-
-  beginFile(path: string): void {
-    this.current = { path, lines: [], matches: 0 }
-    this.pending = []
-    this.lastMatch = undefined
-  }
-
-  /** False once nothing more of the current file can change the result. */
-  wantsMoreOfFile(): boolean {
-    return !this.isDone && !(this.mode === 'files' && (this.current?.matches ?? 0) > 0)
-  }
-
-  /** Lines must come in increasing order; a backend may skip lines that are not context. */
-  addLine(n: number, raw: string, isMatch: boolean): void {
-    const file = this.current
-    if (file === undefined || !this.wantsMoreOfFile()) return
-    const line = { n, text: displayText(raw), isMatch }
-    if (isMatch) {
-      if (this.mode === 'content' || file.matches === 0) {
-        if (this.total >= this.max) {
-          this.isTruncated = true
-          this.isDone = true
-          return
-        }
-        this.total++
-      }
-      if (file.matches === 0) this.files.push(file)
-      file.matches++
-      if (this.mode !== 'content') return
-      file.lines.push(...this.pending.filter((before) => before.n >= n - this.context), line)
-      this.pending = []
-      this.lastMatch = n
-    } else if (this.mode === 'content' && this.context > 0) {
-      if (this.lastMatch !== undefined && n <= this.lastMatch + this.context) {
-        file.lines.push(line)
-      } else {
-        this.pending.push(line)
-        if (this.pending.length > this.context) this.pending.shift()
-      }
-    }
-  }
-
-  endFile(): void {
-    this.current = undefined
-    this.pending = []
-  }
-
-  format(args: GrepArgs, isWalkTruncated: boolean): string {
-    const out: string[] = []
-    if (this.files.length === 0) {
-      const where = args.path ?? 'the project folder'
-      const only = args.glob === undefined ? '' : ` (files matching ${args.glob})`
-      out.push(`No matches for /${args.pattern}/ in ${where}${only}`)
-    }
-    for (const file of this.files) {
-      if (this.mode === 'files') out.push(file.path)
-      else if (this.mode === 'count') out.push(`${file.path}:${file.matches}`)
-      else {
-        let previous: number | undefined
-        for (const line of file.lines) {
-          const isGap = previous === undefined ? out.length > 0 : line.n !== previous + 1
-          if (this.context > 0 && isGap) out.push('--')
-          out.push(
-            `${file.path}${line.isMatch ? ':' : '-'}${line.n}${line.isMatch ? ':' : '-'}${line.text}`,
-          )
-          previous = line.n
-        }
-      }
-    }
-    if (this.isTruncated) {
-      const what = this.mode === 'content' ? 'matching lines' : 'files'
-      out.push(
-        `[Stopped after ${this.max} ${what}; there are more. Narrow the search with a more specific pattern, a path or a glob${this.mode === 'content' ? ', try outputMode "files" or "count",' : ''} or raise maxResults.]`,
-      )
-    }
-    if (isWalkTruncated) {
-      out.push('[The search stopped after looking at too many files; give a path to search less.]')
-    }
-    return out.join('\n')
-  }
-}
-
-/** The line without its terminator, cut at MAX_LINE_CHARS (never inside a surrogate pair). */
-function displayText(raw: string): string {
-  const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw
-  if (line.length <= MAX_LINE_CHARS) return line
-  const isSplitPair = /[\uD800-\uDBFF]/.test(line.charAt(MAX_LINE_CHARS - 1))
-  const cut = line.slice(0, isSplitPair ? MAX_LINE_CHARS - 1 : MAX_LINE_CHARS)
-  return `${cut} [… line cut at ${MAX_LINE_CHARS} characters]`
 }
 
 const RgText = z.union([z.object({ text: z.string() }), z.object({ bytes: z.string() })])
@@ -441,9 +373,7 @@ async function searchWithRipgrep(
         file?.lines.push({ n: message.data.line_number, text, isMatch: message.type === 'match' })
       } else if (message.type === 'end') {
         if (file !== undefined && message.data.binary_offset === null) {
-          results.beginFile(file.path)
-          for (const line of file.lines) results.addLine(line.n, line.text, line.isMatch)
-          results.endFile()
+          await reportVerified(search, file)
         }
         file = undefined
         if (results.isDone) break

@@ -1,8 +1,10 @@
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
-import { resolveInsideProject } from '../../workspace/paths.js'
+import { openFolderInsideSync } from '../../workspace/confined.js'
+import { PathError, resolveInsideProject } from '../../workspace/paths.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
 import { isErrno, projectRelative, statOrUndefined } from './file-helpers.js'
@@ -48,6 +50,7 @@ export function listTool(): Tool {
     describe: ({ path, depth }) => `list ${path}${depth > 1 ? ` (depth ${depth})` : ''}`,
     async run({ path, depth }, ctx) {
       const dir = resolveInsideProject(ctx.projectDir, path)
+      const root = realpathSync(ctx.projectDir)
       const shown = projectRelative(ctx.projectDir, dir)
       const info = await statOrUndefined(dir)
       if (!info) {
@@ -67,7 +70,7 @@ export function listTool(): Tool {
         ctx.signal.throwIfAborted()
         const item = queue[next]
         if (!item) break
-        const entries = await readEntries(item.dir)
+        const entries = await readEntries(root, item.dir)
         if (entries === undefined) {
           item.into.push({ label: '(cannot be read)', children: [] })
           continue
@@ -109,16 +112,27 @@ export function listTool(): Tool {
   })
 }
 
-/** A folder's entries sorted by name without the skipped ones, or undefined when it cannot be read. */
-async function readEntries(dir: string): Promise<Dirent[] | undefined> {
+/**
+ * A folder's entries sorted by name without the skipped ones, or undefined when it cannot be read.
+ * The folder is opened from the project root without following a link on the way and listed
+ * through that descriptor, so a folder swapped for a link since it was seen lists nothing.
+ */
+async function readEntries(root: string, dir: string): Promise<Dirent[] | undefined> {
   try {
-    const entries = await readdir(dir, { withFileTypes: true })
+    const folder = openFolderInsideSync(root, dir, { links: 'refuse' })
+    let entries: Dirent[]
+    try {
+      entries = await readdir(folder.entry('.'), { withFileTypes: true })
+    } finally {
+      folder.close()
+    }
     return entries
       .filter((entry) => !SKIPPED.has(entry.name))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   } catch (error) {
     // A subfolder we may not read (or that vanished meanwhile) is shown as such, not fatal.
-    if (isErrno(error, 'EACCES', 'EPERM', 'ENOENT', 'ENOTDIR')) return undefined
+    if (isErrno(error, 'EACCES', 'EPERM', 'ENOENT', 'ENOTDIR', 'ELOOP')) return undefined
+    if (error instanceof PathError) return undefined
     throw error
   }
 }

@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto'
 import type { Hash } from 'node:crypto'
-import { open } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { z } from 'zod'
 import { resolveInsideProject } from '../../workspace/paths.js'
 import { readStable } from '../file-ledger.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
-import { looksBinary, projectRelative, SNIFF_BYTES, statRegularFile } from './file-helpers.js'
+import {
+  handleStamp,
+  looksBinary,
+  openRegularFile,
+  projectRelative,
+  SNIFF_BYTES,
+} from './file-helpers.js'
 
 export const DEFAULT_READ_LIMIT = 2000
 /** Longer lines (minified code, data) are cut: they cost context and rarely help. */
@@ -76,12 +81,14 @@ export function readTool(): Tool {
     async run({ path, offset = 1, limit = DEFAULT_READ_LIMIT }, ctx) {
       const file = resolveInsideProject(ctx.projectDir, path)
       const shown = projectRelative(ctx.projectDir, file)
-      const info = await statRegularFile(file, shown)
+      // Opened once and verified inside the project; every byte comes through this handle.
+      const info = await openRegularFile(ctx.projectDir, file, shown)
+      const { handle } = info
       const { value, stamp } = await readStable(
-        file,
-        () => scanFile(file, info.size, shown, offset, limit, ctx.signal),
+        () => handleStamp(handle),
+        () => scanFile(handle, info.size, shown, offset, limit, ctx.signal),
         info.stamp,
-      )
+      ).finally(() => handle.close())
       const { scan, sha256 } = value
       // A file that changed on every attempt (a growing log) has no one version the agent saw.
       const seen: Record<string, string> = stamp === undefined ? {} : { sha256 }
@@ -122,40 +129,35 @@ export function readTool(): Tool {
   })
 }
 
-/** Sniffs, scans and hashes the file through one handle: what it shows and its whole hash. */
+/** Sniffs, scans and hashes the file through its handle: what it shows and its whole hash. */
 async function scanFile(
-  file: string,
+  handle: FileHandle,
   size: number,
   shown: string,
   offset: number,
   limit: number,
   signal: AbortSignal,
 ): Promise<{ scan: Scan; sha256: string }> {
-  const handle = await open(file, 'r')
-  try {
-    const hash = createHash('sha256')
-    const scan = await scanLines(handle, { size, offset, limit }, hash, signal, (head) => {
-      if (looksBinary(head)) {
-        throw new ToolError(
-          'BINARY_FILE',
-          `${shown} is a binary file (${size} bytes); read shows text files only.`,
-        )
-      }
-    })
-    // Not zeroed: only the bytes read are used, and zeroing a megabyte cost more than reading a
-    // small file.
-    const buffer = scan.isAtEnd ? undefined : Buffer.allocUnsafe(HASH_CHUNK_BYTES)
-    for (let position = scan.position; buffer;) {
-      signal.throwIfAborted()
-      const { bytesRead: got } = await handle.read(buffer, 0, buffer.length, position)
-      if (got === 0) break
-      hash.update(buffer.subarray(0, got))
-      position += got
+  const hash = createHash('sha256')
+  const scan = await scanLines(handle, { size, offset, limit }, hash, signal, (head) => {
+    if (looksBinary(head)) {
+      throw new ToolError(
+        'BINARY_FILE',
+        `${shown} is a binary file (${size} bytes); read shows text files only.`,
+      )
     }
-    return { scan, sha256: hash.digest('hex') }
-  } finally {
-    await handle.close()
+  })
+  // Not zeroed: only the bytes read are used, and zeroing a megabyte cost more than reading a
+  // small file.
+  const buffer = scan.isAtEnd ? undefined : Buffer.allocUnsafe(HASH_CHUNK_BYTES)
+  for (let position = scan.position; buffer;) {
+    signal.throwIfAborted()
+    const { bytesRead: got } = await handle.read(buffer, 0, buffer.length, position)
+    if (got === 0) break
+    hash.update(buffer.subarray(0, got))
+    position += got
   }
+  return { scan, sha256: hash.digest('hex') }
 }
 
 /**

@@ -1,12 +1,21 @@
 /**
  * The project walker behind `glob` and the pure-JS `grep`: a depth-first walk that honours the
  * project's .gitignore files (every level, plus `.git/info/exclude`), never enters `.git`, and
- * never follows a symlink, so nothing it yields can lie outside the project folder. It also owns
- * the glob syntax both tools share, so a pattern means the same thing to each of them.
+ * never follows a symlink, so nothing it yields can lie outside the project folder. Each folder
+ * is opened from its verified parent without following a link (`workspace/confined.ts`) and
+ * listed and read through that descriptor, so a folder swapped for a link while the walk runs
+ * leads nowhere. It also owns the glob syntax both tools share, so a pattern means the same thing
+ * to each of them.
  */
-import { lstat, readdir, readFile, stat } from 'node:fs/promises'
+import { lstat, readdir, stat } from 'node:fs/promises'
 import type { Dirent, Stats } from 'node:fs'
 import { join, relative, sep } from 'node:path'
+import {
+  openChildFolderSync,
+  openFileInside,
+  openFolderInsideSync,
+} from '../../workspace/confined.js'
+import type { Folder } from '../../workspace/confined.js'
 import { ToolError } from '../types.js'
 
 /** Files a walk yields before it stops and says so with `isTruncated`. */
@@ -17,6 +26,9 @@ export interface WalkFile {
   /** Relative to the project folder, with forward slashes. */
   readonly path: string
   readonly absolutePath: string
+  /** Its verified folder and its name there: read it with `openChildFile(folder, name)`. */
+  readonly folder: Folder
+  readonly name: string
 }
 
 export interface WalkOptions {
@@ -69,37 +81,69 @@ export async function walkProject(options: WalkOptions, visit: WalkVisitor): Pro
   let isTruncated = false
 
   // Returns false once the walk must end (visitor said stop, or the cap was reached).
-  const walkFolder = async (folder: string): Promise<boolean> => {
+  const walkFolder = async (folder: string, dir: Folder): Promise<boolean> => {
     signal.throwIfAborted()
     const levels = await rules.levelsFor(folder)
-    for (const entry of await readSortedEntries(join(root, folder))) {
+    for (const entry of await readSortedEntries(dir)) {
       signal.throwIfAborted()
       if (entry.name === '.git') continue
       const path = folder === '' ? entry.name : `${folder}/${entry.name}`
-      const kind = await entryKind(entry, join(root, path))
+      const kind = await entryKind(entry, dir.entry(entry.name))
       if (kind === 'folder') {
         if (options.skipFolder?.(path) === true || isIgnoredBy(levels, path, true)) continue
-        if (!(await walkFolder(path))) return false
+        const child = openChildOrSkip(root, dir, entry.name)
+        if (child === undefined) continue
+        try {
+          if (!(await walkFolder(path, child))) return false
+        } finally {
+          child.close()
+        }
       } else if (kind === 'file' && !isIgnoredBy(levels, path, false)) {
         if (visited >= maxFiles) {
           isTruncated = true
           return false
         }
         visited++
-        if (!(await visit({ path, absolutePath: join(root, path) }))) return false
+        const file = { path, absolutePath: join(root, path), folder: dir, name: entry.name }
+        if (!(await visit(file))) return false
       }
     }
     return true
   }
 
-  await walkFolder(options.start ?? '')
+  const start = options.start ?? ''
+  const shown = start === '' ? '.' : start
+  let top: Folder
+  try {
+    top = openFolderInsideSync(root, join(root, start), { shown })
+  } catch (error) {
+    // Gone (or no longer a folder) since the caller looked: as if it had never been there.
+    if (error instanceof Error && 'code' in error && /^(ENOENT|ENOTDIR)$/.test(String(error.code)))
+      throw new ToolError('PATH_NOT_FOUND', `${shown} does not exist in the project folder`)
+    throw error
+  }
+  try {
+    await walkFolder(start, top)
+  } finally {
+    top.close()
+  }
   return { isTruncated }
 }
 
-async function readSortedEntries(folder: string): Promise<Dirent[]> {
+/** A subfolder opened for the walk, or undefined when it vanished, became a link or is unreadable. */
+function openChildOrSkip(root: string, dir: Folder, name: string): Folder | undefined {
+  try {
+    return openChildFolderSync(root, dir, name)
+  } catch {
+    // Removed, made unreadable or swapped for a link since it was listed: not walked.
+    return undefined
+  }
+}
+
+async function readSortedEntries(folder: Folder): Promise<Dirent[]> {
   let entries: Dirent[]
   try {
-    entries = await readdir(folder, { withFileTypes: true })
+    entries = await readdir(folder.entry('.'), { withFileTypes: true })
   } catch {
     // A folder removed or made unreadable while we walk: its files are simply not seen.
     return []
@@ -184,8 +228,8 @@ export class IgnoreRules {
 
   private async load(folder: string): Promise<readonly IgnoreLevel[]> {
     if (folder === '') {
-      const exclude = await readRules(join(this.root, '.git', 'info', 'exclude'))
-      const gitignore = await readRules(join(this.root, '.gitignore'))
+      const exclude = await readRules(this.root, join(this.root, '.git', 'info', 'exclude'))
+      const gitignore = await readRules(this.root, join(this.root, '.gitignore'))
       return [
         { base: '', rules: exclude },
         { base: '', rules: gitignore },
@@ -193,7 +237,7 @@ export class IgnoreRules {
     }
     const slash = folder.lastIndexOf('/')
     const parent = await this.levelsFor(slash < 0 ? '' : folder.slice(0, slash))
-    const own = await readRules(join(this.root, folder, '.gitignore'))
+    const own = await readRules(this.root, join(this.root, folder, '.gitignore'))
     return own.length > 0 ? [...parent, { base: folder, rules: own }] : parent
   }
 }
@@ -212,10 +256,16 @@ function isIgnoredBy(levels: readonly IgnoreLevel[], path: string, isDir: boolea
   return false
 }
 
-async function readRules(file: string): Promise<IgnoreRule[]> {
+/** The rules of one ignore file, read only if what opens lies inside the project. */
+async function readRules(root: string, file: string): Promise<IgnoreRule[]> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    const { handle } = await openFileInside(root, file, file)
+    try {
+      text = await handle.readFile('utf8')
+    } finally {
+      await handle.close()
+    }
   } catch {
     // No such file (the common case) or unreadable: it contributes no rules.
     return []

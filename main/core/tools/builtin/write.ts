@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { realpathSync } from 'node:fs'
+import { lstat } from 'node:fs/promises'
 import { z } from 'zod'
 import { assertUnchanged, fileVersion, sha256Of } from '../file-ledger.js'
 import { defineTool, ToolError } from '../types.js'
@@ -10,9 +10,9 @@ import {
   isErrno,
   pathApprovalKey,
   projectRelative,
+  pathChanged,
   resolveWriteTarget,
-  statOrUndefined,
-  writeFileAtomic,
+  writeFileInProject,
 } from './file-helpers.js'
 
 const WriteArgs = z.object({
@@ -48,7 +48,13 @@ export function writeTool(): Tool {
       ctx.signal.throwIfAborted()
       const file = await resolveWriteTarget(ctx.projectDir, path)
       const shown = projectRelative(ctx.projectDir, file)
-      const before = await statOrUndefined(file)
+      const root = realpathSync(ctx.projectDir)
+      // Not followed: the target was resolved through every link, so a link here is a swap.
+      const before = await lstat(file).catch((error: unknown) => {
+        if (isErrno(error, 'ENOENT', 'ENOTDIR')) return undefined
+        throw error
+      })
+      if (before?.isSymbolicLink()) throw pathChanged(shown)
       if (before?.isDirectory()) {
         throw new ToolError(
           'NOT_A_FILE',
@@ -64,27 +70,23 @@ export function writeTool(): Tool {
       const { files } = ctx
       const seen = files?.seen(file)
       // Checked before any effect, so a refused write leaves no folder and no snapshot behind.
-      let version = files && (await fileVersion(file, ctx.signal))
+      let version = files && (await fileVersion(root, file, ctx.signal))
       if (version) assertUnchanged(seen, version.sha256, shown, 'write')
       // Intent before effect: the workspace snapshots the old content before anything changes.
       ctx.beforeWrite(file)
-      try {
-        await mkdir(dirname(file), { recursive: true })
-      } catch (error) {
-        if (!isErrno(error, 'EEXIST', 'ENOTDIR')) throw error
-        throw new ToolError(
-          'NOT_A_FILE',
-          `Cannot create the folders for ${shown}: a file stands where a folder is needed on that path.`,
-        )
-      }
       // Again right before the rename: a change landing after this `stat` is the race left over.
       const recheck =
         files &&
         (async () => {
-          version = await fileVersion(file, ctx.signal, version)
+          version = await fileVersion(root, file, ctx.signal, version)
           assertUnchanged(files.seen(file), version.sha256, shown, 'write')
         })
-      await writeFileAtomic(file, content, before ? before.mode & 0o7777 : undefined, recheck)
+      const mode = before ? before.mode & 0o7777 : undefined
+      await writeFileInProject(ctx.projectDir, file, shown, content, {
+        mode,
+        beforeRename: recheck,
+        create: true,
+      })
       const sha256 = sha256Of(content)
       files?.saw(file, sha256)
       const lines = countLines(content)
