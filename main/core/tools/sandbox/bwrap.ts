@@ -13,7 +13,7 @@
  * 5. hidden paths inside the project (a project that is the home folder keeps `~/.ssh` masked);
  * 6. the masks made read-only, once everything that must be mounted inside them is.
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs'
+import { accessSync, constants, lstatSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
 import { standInSources } from './stand-ins.js'
 
@@ -94,7 +94,9 @@ export function sandboxCommand(opts: SandboxCommandOptions): SandboxSpawn {
   const hidden = existingPaths(opts.hide)
   const outer = outermost(hidden.filter((h) => !isInside(h.path, project)))
   const inner = outermost(hidden.filter((h) => isInside(h.path, project)))
-  const absent = (opts.absent ?? []).filter((a) => !exists(a.path))
+  // Where this user cannot create a file, neither can the command, and bwrap could not make
+  // the stand-in's mount point: the command would not start at all.
+  const absent = (opts.absent ?? []).filter((a) => !exists(a.path) && canCreateIn(dirname(a.path)))
   const readOnly = readOnlyPaths(
     [
       ...opts.readOnly,
@@ -264,6 +266,15 @@ function pinArgs(locked: readonly string[], pinned: readonly string[], project: 
 function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path)
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+function canCreateIn(folder: string): boolean {
+  try {
+    accessSync(folder, constants.W_OK | constants.X_OK)
+    return true
+  } catch {
+    return false // Read-only, not ours, or gone.
+  }
 }
 
 /** Whether anything, a dangling link included, has this name (bwrap would mount through it). */

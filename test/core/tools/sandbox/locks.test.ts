@@ -5,7 +5,7 @@
  * and `git add`/`git commit`, `.env` and CI workflows keep working.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { commandLaunch } from '../../../../main/core/tools/builtin/bash-sandbox.js'
@@ -121,6 +121,26 @@ describe.skipIf(!status.available)('protected paths locked for programs', () => 
       'git init -q && git add . && git -c user.name=t -c user.email=t@example.com commit -qm first && git log --format=%s',
     )
     expect(ran.output).toBe('first\n')
+  })
+})
+
+const isRoot = process.getuid?.() === 0
+if (isRoot)
+  console.warn('[locks] the read-only git folder test is skipped: root may write anywhere')
+
+describe.skipIf(!status.available || isRoot)('a git folder this user cannot write', () => {
+  it('gets no stand-in, so the command still starts (bwrap could not make its mount point)', async () => {
+    const dir = join(scratch(), 'readonly-git')
+    mkdirSync(dir)
+    execFileSync('git', ['init', '-q', dir])
+    rmSync(join(dir, '.git', 'hooks'), { recursive: true })
+    chmodSync(join(dir, '.git'), 0o555)
+    try {
+      const ran = await runLocked(dir, 'echo started')
+      expect(ran.output).toBe('started\n')
+    } finally {
+      chmodSync(join(dir, '.git'), 0o755)
+    }
   })
 })
 
