@@ -22,7 +22,7 @@ export interface BashSandbox {
   readonly bwrap?: string
   /** Where a working probe is remembered between runs (`ProbeOptions.cacheFile`); none: probe. */
   readonly probeCache?: string
-  /** The user's own protected paths (config.json `protectedPaths`), locked like the built-in ones. */
+  /** The user's protected paths (config.json `protectedPaths`), locked like the built-in ones. */
   readonly protectedPaths?: readonly string[]
 }
 

@@ -48,8 +48,8 @@ export const NO_LOCKS: LockPlan = { readOnly: [], absent: [], written: [], pinne
 export const DEFAULT_SCAN_ENTRIES = 20_000
 
 /**
- * The lock plan of `projectDir` for protected patterns plus `extra`, as paths under its real path. Reads the
- * file system and changes nothing; never throws on an unreadable folder (it is skipped).
+ * The lock plan of `projectDir` for the protected patterns plus `extra`, as paths under its real
+ * path. Reads the file system and changes nothing; never throws (an unreadable folder is skipped).
  */
 export function lockPlan(
   projectDir: string,
