@@ -9,6 +9,7 @@ import { browserBenchUnavailable } from './browser.js'
 import { benchChat } from './chat-bench.js'
 import { benchCli } from './cli-bench.js'
 import { benchCodeMode } from './code-mode-bench.js'
+import { benchFileTools } from './file-tools-bench.js'
 import { printFigures } from './figures.js'
 import type { Figure } from './figures.js'
 import { benchInspector } from './inspector-bench.js'
@@ -27,6 +28,7 @@ const figures: Figure[] = [
   ...(await benchTokens()),
   ...(await benchLocalModels()),
   ...(await benchSafety()),
+  ...(await benchFileTools()),
   ...(await benchCodeMode()),
 ]
 // The renderer in Chromium: a 10k-message chat and a 200k-event inspector (`npm run bench`
