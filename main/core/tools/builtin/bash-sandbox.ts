@@ -7,7 +7,7 @@ import { probeSandbox, reprobeSandbox } from '../sandbox/probe.js'
 import type { SandboxStatus } from '../sandbox/probe.js'
 import { sandboxCommand } from '../sandbox/bwrap.js'
 import { NO_LOCKS, lockPlan } from '../sandbox/locks.js'
-import { holdStandIns, releaseStandIns, writeStandIns } from '../sandbox/stand-ins.js'
+import { heldStandIns, holdStandIns, releaseStandIns, writeStandIns } from '../sandbox/stand-ins.js'
 import { ToolError } from '../types.js'
 import type { CallGrant } from '../types.js'
 
@@ -159,8 +159,9 @@ function lockedLaunch(
     throw error
   }
   const { file, args, standIns } = spawned
-  holdStandIns(standIns)
-  const made = [...standIns, ...written]
+  const shared = heldStandIns([...locks.readOnly, ...locks.absent.map((a) => a.path)])
+  holdStandIns([...shared, ...standIns])
+  const made = [...standIns, ...shared, ...written]
   let held = true
   return {
     file,

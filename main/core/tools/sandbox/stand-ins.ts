@@ -60,6 +60,15 @@ export function holdStandIns(paths: readonly string[], content = ''): void {
 }
 
 /**
+ * Those of `paths` that are stand-ins another running sandbox of this process holds: a new
+ * sandbox locks them as existing paths, and must hold them too, or the first one's release
+ * would remove them (and so detach them) while it runs.
+ */
+export function heldStandIns(paths: readonly string[]): string[] {
+  return paths.filter((path) => holders.has(path))
+}
+
+/**
  * Writes each missing file with its content (never over an existing one) and holds the written
  * ones and those another sandbox of this process wrote and still holds; returns them, for the
  * sandbox to lock and `releaseStandIns` to remove. Never throws: one it cannot write is left out.

@@ -113,6 +113,23 @@ describe.skipIf(!status.available)('protected paths locked for programs', () => 
     expect(existsSync(join(dir, '.git/commondir'))).toBe(false)
   })
 
+  it('keeps a stand-in two sandboxes share until the last one ends', async () => {
+    const { dir } = project()
+    const first = runLocked(dir, 'sleep 0.3')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Started while the first one's stand-ins stand; attacks after the first one has ended.
+    const second = runLocked(
+      dir,
+      'sleep 1.2; mkdir -p .husky && echo evil > .husky/pre-commit && echo WROTE; echo done',
+    )
+    expect((await first).code).toBe(0)
+    expect(existsSync(join(dir, '.husky'))).toBe(true)
+    const { output } = await second
+    expect(output).toContain('Read-only file system')
+    expect(output).not.toContain('WROTE')
+    expect(existsSync(join(dir, '.husky'))).toBe(false)
+  })
+
   it('lets git init, add and commit in a project that is no repository yet', async () => {
     const dir = join(scratch(), 'fresh')
     writeTree(dir, { 'a.txt': 'a\n' })
