@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { bashJudge } from '../../../main/core/tools/builtin/bash-judge.js'
 import { editTool } from '../../../main/core/tools/builtin/edit.js'
 import { writeTool } from '../../../main/core/tools/builtin/write.js'
 import {
@@ -159,6 +160,19 @@ describe('one list: runs here or elsewhere', () => {
     // Built-in reasons come first; without the list, the user's paths are ordinary.
     expect(reason('.envrc')).toBe('an environment file direnv loads and runs')
     expect(protectedPathReason(project, 'scripts/deploy.sh')).toBeUndefined()
+  })
+
+  it("makes the bash judge ask for a line that writes to one of the user's paths", async () => {
+    const judge = (protectedPaths?: string[]) =>
+      bashJudge(
+        { HOME: base },
+        { mode: 'off', hide: [], ...(protectedPaths ? { protectedPaths } : {}) },
+      )
+    const call = { command: 'echo evil > scripts/deploy.sh' }
+    const mine = await judge(['scripts/deploy.sh']).assess(call, { projectDir: project })
+    expect(mine.level).toBe('confirm')
+    expect(mine.reasons.join()).toContain('config.json')
+    expect((await judge().assess(call, { projectDir: project })).level).toBe('normal')
   })
 
   it('says where the sandbox mounts the lock of each pattern', () => {

@@ -75,7 +75,8 @@ export function bashJudge(
     const ctx = {
       projectDir,
       home,
-      protectedReason: (path: string) => protectedPathReason(projectDir, path),
+      protectedReason: (path: string) =>
+        protectedPathReason(projectDir, path, sandbox?.protectedPaths),
     }
     const judgement = judgeShellLine(line, ctx)
     if (cache.size >= 64) cache.delete(cache.keys().next().value ?? '')
