@@ -15,13 +15,14 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   rmdirSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 /** An empty folder and an empty file, readable by all and writable by no one, to bind. */
 export interface StandInSources {
@@ -41,8 +42,15 @@ export function standInSources(): StandInSources {
   const made = { folder: join(dir, 'folder'), file: join(dir, 'file') }
   mkdirSync(made.folder, { mode: 0o555 })
   writeFileSync(made.file, '', { mode: 0o444 })
+  if (sources === undefined) process.once('exit', () => removeSources())
   sources = made
   return made
+}
+
+/** Removes the sources' folder when the process ends; a sandbox still running has its own mount. */
+function removeSources(): void {
+  if (sources === undefined) return
+  rmSync(dirname(sources.file), { recursive: true, force: true })
 }
 
 /** By path: how many running sandboxes hold the stand-in, and the content it was made with. */
