@@ -121,8 +121,8 @@ export const Config = z
     sandbox: z.enum(['auto', 'required', 'off']).default('auto'),
     /**
      * Paths to protect on top of the built-in list (README, Safety), as files that run on this
-     * machine: sandboxed commands cannot change or create them, and a command line that writes
-     * one needs the user's approval of that call. Relative to the project, matched at any depth:
+     * machine: sandboxed commands cannot change or create them, and a command line, a `write` or
+     * an `edit` that changes one needs the user's approval of that call. Relative to the project, matched at any depth:
      * `scripts/deploy.sh`, `tools/**`, `*.service`.
      */
     protectedPaths: z

@@ -50,6 +50,9 @@ const FILE_TARGETS = [
   '.mcp.json',
   '.bridle/config.json',
   '.vscode/tasks.json',
+  // The user's own, from config.json's protectedPaths.
+  'scripts/deploy.sh',
+  'tools/release/run.sh',
 ]
 
 let world: World | undefined

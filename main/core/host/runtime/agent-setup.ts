@@ -266,7 +266,10 @@ async function toolSide(
   const sandbox = await sessionSandbox(opts)
   const only = opts.onlyTools === undefined ? undefined : new Set(opts.onlyTools)
   const own = [
-    ...builtinTools({ bash: { env: opts.env, sandbox, secrets: knownSecrets(opts) } }),
+    ...builtinTools({
+      bash: { env: opts.env, sandbox, secrets: knownSecrets(opts) },
+      files: { protectedPaths: opts.config.protectedPaths },
+    }),
     ...(opts.codeMode === true ? [runCodeTool(opts.config.codeMode)] : []),
   ].filter((tool) => only === undefined || only.has(tool.name))
   for (const tool of [...own, readOutputTool(spill), recallTool(() => session, opts.store)])

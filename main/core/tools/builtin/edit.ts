@@ -15,6 +15,7 @@ import {
   openRegularFile,
   writeFileInProject,
 } from './file-helpers.js'
+import type { FileToolOptions } from './file-helpers.js'
 
 /** Edit reads the whole file into memory; bigger files are for write or a shell tool. */
 const MAX_EDIT_BYTES = 10 * 1024 * 1024
@@ -54,7 +55,7 @@ interface Matches {
  * was read when it is replaced (checked right before the rename). A file never read may be edited:
  * its oldText has to match what is on disk anyway.
  */
-export function editTool(): Tool {
+export function editTool(opts: FileToolOptions = {}): Tool {
   return defineTool({
     name: 'edit',
     brief: 'Replace oldText (copied exactly from a read, unique in the file) with newText.',
@@ -68,7 +69,7 @@ export function editTool(): Tool {
     kind: 'edit',
     describe: ({ path, replaceAll }) => `edit ${path}${replaceAll ? ' (every occurrence)' : ''}`,
     approvalKey: ({ path }) => pathApprovalKey(path),
-    assess: ({ path }, { projectDir }) => assessFileChange(projectDir, path),
+    assess: ({ path }, { projectDir }) => assessFileChange(projectDir, path, opts.protectedPaths),
     async run({ path, oldText, newText, replaceAll = false }, ctx) {
       ctx.signal.throwIfAborted()
       const file = resolveInsideProject(ctx.projectDir, path)

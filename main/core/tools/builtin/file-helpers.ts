@@ -51,7 +51,11 @@ const NORMAL: CallAssessment = { level: 'normal', reasons: [] }
  * target is resolved as a write would resolve it, so a link leading into `.git` is named as such.
  * Never throws: a path outside the project is `normal` here and refused when the call runs.
  */
-export async function assessFileChange(projectDir: string, path: string): Promise<CallAssessment> {
+export async function assessFileChange(
+  projectDir: string,
+  path: string,
+  protectedPaths: readonly string[] = [],
+): Promise<CallAssessment> {
   let target: string
   try {
     target = await resolveWriteTarget(projectDir, path)
@@ -60,8 +64,8 @@ export async function assessFileChange(projectDir: string, path: string): Promis
     target = resolve(projectDir, path)
   }
   const reason =
-    protectedPathReason(projectDir, target) ??
-    protectedPathReason(projectDir, resolve(projectDir, path))
+    protectedPathReason(projectDir, target, protectedPaths) ??
+    protectedPathReason(projectDir, resolve(projectDir, path), protectedPaths)
   if (reason === undefined) return NORMAL
   const lexical = relative(resolve(projectDir), resolve(projectDir, path))
   const given = pathApprovalKey(lexical) ?? path
@@ -221,6 +225,11 @@ async function firstDanglingLink(root: string, target: string): Promise<string |
     }
   }
   return undefined
+}
+
+/** What `write` and `edit` are built with: the user's own protected paths (config.json). */
+export interface FileToolOptions {
+  readonly protectedPaths?: readonly string[] | undefined
 }
 
 /** How `writeFileInProject` writes: the mode to give, the last check, and whether to make folders. */

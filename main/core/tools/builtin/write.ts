@@ -14,6 +14,7 @@ import {
   resolveWriteTarget,
   writeFileInProject,
 } from './file-helpers.js'
+import type { FileToolOptions } from './file-helpers.js'
 
 const WriteArgs = z.object({
   path: z
@@ -29,7 +30,7 @@ const WriteArgs = z.object({
  * again right before the rename); a file the user deleted after the agent read it is recreated,
  * since nothing on disk can be lost, and the result says so.
  */
-export function writeTool(): Tool {
+export function writeTool(opts: FileToolOptions = {}): Tool {
   return defineTool({
     name: 'write',
     brief: 'Create a file or replace all of it.',
@@ -43,7 +44,7 @@ export function writeTool(): Tool {
     kind: 'edit',
     describe: ({ path, content }) => `write ${path} (${countLines(content)} lines)`,
     approvalKey: ({ path }) => pathApprovalKey(path),
-    assess: ({ path }, { projectDir }) => assessFileChange(projectDir, path),
+    assess: ({ path }, { projectDir }) => assessFileChange(projectDir, path, opts.protectedPaths),
     async run({ path, content }, ctx) {
       ctx.signal.throwIfAborted()
       const file = await resolveWriteTarget(ctx.projectDir, path)
