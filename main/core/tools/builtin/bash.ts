@@ -14,6 +14,8 @@ import type { ProcessRecord, Tool } from '../types.js'
 import { BoundedOutput } from './command-output.js'
 import type { CommandOutput } from './command-output.js'
 import { isGroupRunning, processStartTicks, signalGroup } from '../processes.js'
+import { processReaper } from '../reaper.js'
+import type { ProcessReaper } from '../reaper.js'
 import { bashJudge } from './bash-judge.js'
 import { commandLaunch, sandboxStartNote } from './bash-sandbox.js'
 import type { BashSandbox } from './bash-sandbox.js'
@@ -43,6 +45,8 @@ export interface BashToolOptions {
   readonly sandbox?: BashSandbox
   /** Values no variable of a command's environment may hold (the API keys Bridle knows). */
   readonly secrets?: readonly string[]
+  /** Tracks each command's group so it ends with the harness, however that ends; default: this process's. */
+  readonly reaper?: ProcessReaper
 }
 
 /**
@@ -56,15 +60,20 @@ export interface BashToolOptions {
  * Calls are judged on the parsed command line (`bash-judge.ts`): destructive commands and writes
  * outside the project are refused or need the call's own approval, and grants are patterns.
  *
+ * Every command's group is tracked by the reaper (`../reaper.ts`) until none of it runs: a
+ * forced quit kills it, and its watchdog ends it when the harness dies (a crash, a SIGKILL).
+ *
  * Known limits without the sandbox: a process that leaves the group (`setsid`, a double fork
  * into a new session) is not stopped; background jobs that redirected their output elsewhere
- * keep running after the shell exits. In the sandbox, the whole PID namespace ends with it.
+ * keep running after the shell exits, until the harness ends. In the sandbox, the whole PID
+ * namespace ends with the command.
  */
 export function bashTool(opts: BashToolOptions = {}): Tool {
   const shell = opts.shell ?? '/bin/bash'
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS
   const maxTimeoutMs = opts.maxTimeoutMs ?? MAX_BASH_TIMEOUT_MS
   const maxBufferedBytes = opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
+  const reaper = opts.reaper ?? processReaper()
   const seconds = (ms: number) => Math.round(ms / 100) / 10
   const judge = bashJudge(opts.env, opts.sandbox)
   return defineTool({
@@ -135,6 +144,7 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
           timeoutMs: timeoutSeconds === undefined ? defaultTimeoutMs : timeoutSeconds * 1000,
           maxBufferedBytes,
           signal: ctx.signal,
+          reaper,
         })
       } finally {
         // The sandbox has ended: the stand-ins it mounted at missing protected paths go.
@@ -161,6 +171,7 @@ interface RunParams {
   readonly timeoutMs: number
   readonly maxBufferedBytes: number
   readonly signal: AbortSignal
+  readonly reaper: ProcessReaper
 }
 
 interface Exit {
@@ -192,6 +203,8 @@ async function runCommand(p: RunParams) {
     )
     throw new ToolError('SPAWN_FAILED', `${p.file} could not be started: ${why}`)
   }
+  // Before anything can go wrong: from here the group ends with the harness, however it ends.
+  const release = p.reaper.track(pgid)
   // Named in the log before anything else happens, so a crash can find and end it.
   const startTicks = processStartTicks(pgid)
   p.onProcess?.({
@@ -246,6 +259,7 @@ async function runCommand(p: RunParams) {
     p.signal.removeEventListener('abort', onAbort)
     child.stdout.destroy()
     child.stderr.destroy()
+    release()
   }
   if (stopReason === 'abort') throw stoppedError()
 
