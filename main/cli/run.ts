@@ -15,6 +15,7 @@ import { sandboxProbeFile } from '../core/host/cache-dir.js'
 import { prepareCliMcp } from './mcp-setup.js'
 import { connectTarget, resolveModel } from './model.js'
 import { repairOptions } from '../core/host/runtime/subagents.js'
+import { processReaper } from '../core/tools/reaper.js'
 import type { ChildInfo } from '../core/host/runtime/subagents.js'
 
 export interface RunOptions {
@@ -53,7 +54,7 @@ export interface RunOptions {
 /**
  * `bridle run "prompt"`: one turn in a new or existing session, streamed to stdout (or every
  * event as JSON Lines with --json). Returns the turn's outcome; SIGINT cancels it cleanly and a
- * second SIGINT exits at once.
+ * second SIGINT kills the running commands at once and exits (`onStopSignals`).
  */
 export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
   const connection = await connectTarget(resolveModel(opts), {
@@ -139,7 +140,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     : agent.onDelta(({ delta }) => {
         if (delta.kind === 'text') printer.write(delta.text)
       })
-  const stopSignals = onStopSignals(agent, opts.err)
+  const signals = onStopSignals(agent, opts.err)
   try {
     agent.send({ requestId: `cli-${Date.now()}-${process.pid}`, text: opts.prompt })
     const outcomes = await agent.runUntilIdle()
@@ -148,7 +149,6 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     if (!last) throw new Error('no turn ran')
     return last
   } finally {
-    stopSignals()
     asker?.close()
     stopDeltas()
     stopTitles()
@@ -157,6 +157,7 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
     // Every server this run started stops with it, process groups included.
     await mcp?.manager.stopAll()
     session.close()
+    signals.windDown()
   }
 }
 
@@ -216,33 +217,55 @@ function terminalPrinter(opts: RunOptions) {
 }
 
 /**
- * Ctrl+C cancels the turn (a second one exits at once). Told to stop (a service manager, a
- * closed terminal), the running command and its whole process group end, the turn closes as
- * interrupted, then the CLI exits; a second signal exits at once. Returns the remover.
+ * How long a forced quit waits for the turn to close in the log once every command was killed
+ * (it takes milliseconds: the killed command's call settles, then the turn ends); past it the
+ * CLI exits anyway and the next open of the session repairs the log.
  */
-function onStopSignals(agent: Agent, err: (text: string) => void): () => void {
-  let interrupts = 0
+const FORCED_QUIT_MS = 2000
+
+/**
+ * Ctrl+C cancels the turn. Told to stop (a service manager, a closed terminal), the turn closes as
+ * interrupted. Either way the running command and its whole process group end (SIGTERM, SIGKILL
+ * after a grace period), the call's result and the turn's end are logged, then the CLI exits.
+ *
+ * A second signal of any kind quits without the grace period: every command this process
+ * started is sent SIGKILL at once (`processReaper`), so the turn still closes in the log, within
+ * milliseconds, before the exit; should something else hold it, the CLI exits after
+ * FORCED_QUIT_MS anyway. Commands still running when the process dies some other way are ended
+ * by the reaper's watchdog.
+ *
+ * `windDown()`, once the run is over: every later signal counts as a second one. The handlers
+ * stay until the process exits (this is the CLI's last act), so a Ctrl+C that lands as it exits
+ * neither starts anything nor kills it midway with the signal's default action.
+ */
+function onStopSignals(agent: Agent, err: (text: string) => void): { windDown: () => void } {
+  let signals = 0
+  let forced: NodeJS.Timeout | undefined
+  const quitNow = (code: number) => {
+    const killed = processReaper().killAll('SIGKILL')
+    err(
+      `\nquitting${killed > 0 ? `: ${killed} running command${killed === 1 ? '' : 's'} killed` : ''}\n`,
+    )
+    forced ??= setTimeout(() => process.exit(code), FORCED_QUIT_MS)
+    forced.unref()
+  }
   const onSigint = () => {
-    interrupts++
-    if (interrupts === 1) {
-      err('\nstopping (press Ctrl+C again to quit at once)\n')
-      agent.cancel()
-    } else {
-      process.exit(130)
-    }
+    if (signals++ > 0) return quitNow(130)
+    err('\nstopping (press Ctrl+C again to quit at once)\n')
+    agent.cancel()
   }
   const onTerminate = (signal: NodeJS.Signals) => {
-    if (interrupts++ > 0) process.exit(128 + (signal === 'SIGHUP' ? 1 : 15))
+    if (signals++ > 0) return quitNow(128 + (signal === 'SIGHUP' ? 1 : 15))
     err(`\nstopping: ${signal} received; ending the running command\n`)
     agent.interrupt()
   }
   process.on('SIGINT', onSigint)
   process.on('SIGTERM', onTerminate)
   process.on('SIGHUP', onTerminate)
-  return () => {
-    process.off('SIGINT', onSigint)
-    process.off('SIGTERM', onTerminate)
-    process.off('SIGHUP', onTerminate)
+  return {
+    windDown: () => {
+      signals = Math.max(signals, 1)
+    },
   }
 }
 
