@@ -13,6 +13,7 @@ import { startModelServer } from '../fixtures/model-server/server.js'
 import type { ModelServer } from '../fixtures/model-server/server.js'
 import {
   ATTACKS,
+  REPAIRED_AFTER,
   ATTACK_SCRIPT,
   STAND_IN_PATHS,
   USER_PATTERNS,
@@ -115,8 +116,11 @@ describe.skipIf(!sandbox.available)('protected paths hold for programs (full-aut
     expect(
       output.split('\n').filter((line) => line.startsWith('WROTE')),
       output,
-    ).toEqual([])
-    expect(output.match(/^refused: /gm), output).toHaveLength(ATTACKS.length)
+    ).toEqual(REPAIRED_AFTER.map((attack) => `WROTE: ${attack}`))
+    expect(output.match(/^refused: /gm), output).toHaveLength(
+      ATTACKS.length - REPAIRED_AFTER.length,
+    )
+    expect(output).toContain('Bridle put back what it held before')
 
     const work = callOutcome(events, 'work')
     expect({ code: work.code, exit: work.exitCode }, JSON.stringify(work)).toEqual({

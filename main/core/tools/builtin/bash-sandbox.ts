@@ -3,9 +3,12 @@
  * (`../sandbox/`), or directly with the user's rights. `required` refuses to run a command
  * without a sandbox; `off` runs every command directly (the session is told once).
  */
+import { realpathSync } from 'node:fs'
+import { relative } from 'node:path'
 import { probeSandbox, reprobeSandbox } from '../sandbox/probe.js'
 import type { SandboxStatus } from '../sandbox/probe.js'
 import { sandboxCommand } from '../sandbox/bwrap.js'
+import { repairHeads } from '../sandbox/git-dirs.js'
 import { NO_LOCKS, lockPlan } from '../sandbox/locks.js'
 import { heldStandIns, holdStandIns, releaseStandIns, writeStandIns } from '../sandbox/stand-ins.js'
 import { ToolError } from '../types.js'
@@ -36,9 +39,10 @@ export interface CommandLaunch {
   readonly isCached?: boolean
   /**
    * To call once the command has ended (killed or not): removes the stand-ins the sandbox made
-   * for missing protected paths. Safe to call more than once.
+   * for missing protected paths, and puts back a git HEAD the command left broken, returning
+   * what it put back in words for the result (undefined: nothing). Safe to call more than once.
    */
-  readonly release: () => void
+  readonly release: () => string | undefined
 }
 
 /**
@@ -162,6 +166,8 @@ function lockedLaunch(
   const shared = heldStandIns([...locks.readOnly, ...locks.absent.map((a) => a.path)])
   holdStandIns([...shared, ...standIns])
   const made = [...standIns, ...shared, ...written]
+  // The lock plan's paths are under the project's real path.
+  const realProject = realpathSync(call.projectDir)
   let held = true
   return {
     file,
@@ -169,8 +175,13 @@ function lockedLaunch(
     sandboxed: true,
     env: SANDBOX_CACHES,
     release: () => {
-      if (held) releaseStandIns(made)
+      if (!held) return undefined
       held = false
+      releaseStandIns(made)
+      const repaired = repairHeads(locks.heads)
+      if (repaired.length === 0) return undefined
+      const names = repaired.map((path) => relative(realProject, path)).join(', ')
+      return `The command left git's ${names} broken (git would then look for a repository elsewhere); Bridle put back what it held before.`
     },
     ...(status.isCached === true ? { isCached: true } : {}),
   }

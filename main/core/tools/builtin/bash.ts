@@ -129,6 +129,7 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
         grant: ctx.grant,
       })
       let result: Awaited<ReturnType<typeof runCommand>>
+      let repaired: string | undefined
       try {
         if (ctx.signal.aborted) throw stoppedError()
         result = await runCommand({
@@ -147,16 +148,20 @@ export function bashTool(opts: BashToolOptions = {}): Tool {
           reaper,
         })
       } finally {
-        // The sandbox has ended: the stand-ins it mounted at missing protected paths go.
-        launch.release()
+        // The sandbox has ended: the stand-ins it mounted at missing protected paths go, and a
+        // git HEAD it left broken is put back.
+        repaired = launch.release()
       }
-      const note = launch.isCached
+      const started = launch.isCached
         ? await sandboxStartNote(opts.sandbox, {
             exitCode: result.metadata.exitCode,
             output: result.output,
           })
         : undefined
-      return note === undefined ? result : { ...result, output: `${result.output}\n${note}` }
+      const notes = [repaired, started].filter((note) => note !== undefined)
+      return notes.length === 0
+        ? result
+        : { ...result, output: [result.output, ...notes].join('\n') }
     },
   })
 }

@@ -8,9 +8,11 @@
  * - `config`, `config.worktree` (create-proof): `core.hooksPath`, `core.fsmonitor`,
  *   `core.sshCommand`, aliases, filters and diff drivers all run programs;
  * - `info/` (create-proof): `info/attributes` picks the filters and drivers settings define;
- * - `HEAD`: a broken HEAD makes git stop taking the folder for a repository and look for one
- *   in the project folder itself (a bare repository whose `config` the command could write).
- *   The cost: `git checkout`, `git switch` and `git rebase` need the user's approval of the call;
+ * - `HEAD` is guarded, not locked: a broken HEAD makes git stop taking the folder for a
+ *   repository and look for one in the project folder itself (a bare repository whose `config`
+ *   the command could write), but `git checkout`, `switch` and `rebase` must write it. Its
+ *   content is kept before the command (`GitLocks.heads`), and a HEAD the command left broken
+ *   (neither `ref: refs/…` nor an object id) is put back when it ends (`repairHeads`);
  * - `commondir` (create-proof: Bridle writes one reading `.`, the folder itself, for the
  *   command's lifetime): it names the folder git reads `config` and `hooks` from;
  * - `worktrees/` (when present): each linked worktree's `commondir` and `config.worktree`.
@@ -21,7 +23,14 @@
  * Left writable: everything else: objects, refs, `index`, `logs/`, `COMMIT_EDITMSG`,
  * `ORIG_HEAD`, `packed-refs`, the lock files git renames into place.
  */
-import { lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs'
+import {
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 
 /**
@@ -41,7 +50,6 @@ const LOCKED: readonly GitMember[] = [
   { name: 'config', isFolder: false, createProof: true },
   { name: 'config.worktree', isFolder: false, createProof: true },
   { name: 'info', isFolder: true, createProof: true },
-  { name: 'HEAD', isFolder: false, createProof: false },
   // An empty stand-in would break git on the host ("failed to read commondir"); `.` names the
   // git folder itself, which is what a missing one means.
   { name: 'commondir', isFolder: false, createProof: true, content: '.\n' },
@@ -61,6 +69,8 @@ export interface GitLocks {
   /** Missing paths Bridle writes with this content before the command, then locks. */
   readonly written: Map<string, string>
   readonly pinned: Set<string>
+  /** Each git folder's HEAD with its content before the command, to put back if left broken. */
+  readonly heads: Map<string, string>
 }
 
 /**
@@ -76,11 +86,48 @@ export function lockGitDir(gitDir: string, locks: GitLocks, depth = 0): void {
       locks.written.set(path, member.content)
     } else if (member.createProof) locks.absent.set(path, member.isFolder)
   }
+  const head = join(gitDir, 'HEAD')
+  const content = readHead(head)
+  if (content !== undefined) locks.heads.set(head, content)
   for (const name of PINNED) {
     const path = join(gitDir, name)
     if (kindOf(path) === 'folder') locks.pinned.add(path)
   }
   lockModules(join(gitDir, 'modules'), locks, depth)
+}
+
+/** A HEAD git accepts: a symbolic ref under `refs/`, or an object id (SHA-1 or SHA-256). */
+const VALID_HEAD = /^(?:ref: refs\/[^\s]+|[0-9a-f]{40}|[0-9a-f]{64})\s*$/
+
+/** The content of a HEAD file git would accept, or undefined (missing, unreadable, broken). */
+function readHead(path: string): string | undefined {
+  try {
+    const text = readFileSync(path, 'utf8').slice(0, 4096)
+    return VALID_HEAD.test(text) && !text.includes('..') ? text : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Puts back each HEAD (`GitLocks.heads`) a command left broken or removed, written whole and
+ * renamed into place; returns the project-shown paths it put back. A HEAD git still accepts is
+ * left as the command made it (a new branch checked out). Never throws.
+ */
+export function repairHeads(heads: ReadonlyMap<string, string>): string[] {
+  const repaired: string[] = []
+  for (const [path, content] of heads) {
+    if (readHead(path) !== undefined) continue
+    try {
+      const temp = `${path}.bridle-${process.pid}`
+      writeFileSync(temp, content, { mode: 0o644 })
+      renameSync(temp, path)
+      repaired.push(path)
+    } catch {
+      // The git folder is gone or unwritable: nothing to put back into.
+    }
+  }
+  return repaired
 }
 
 /** The git folder a `.git` file points to (`gitdir: <path>`), resolved; undefined if none. */

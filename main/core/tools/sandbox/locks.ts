@@ -35,10 +35,18 @@ export interface LockPlan {
   readonly written: { readonly path: string; readonly content: string }[]
   /** Folders bound onto themselves: still writable, but they cannot be removed or renamed. */
   readonly pinned: string[]
+  /** Git's HEAD files with their content now, put back if the command leaves one broken. */
+  readonly heads: ReadonlyMap<string, string>
 }
 
 /** The plan of a call the user approved although it touches protected paths: nothing locked. */
-export const NO_LOCKS: LockPlan = { readOnly: [], absent: [], written: [], pinned: [] }
+export const NO_LOCKS: LockPlan = {
+  readOnly: [],
+  absent: [],
+  written: [],
+  pinned: [],
+  heads: new Map(),
+}
 
 /**
  * How many entries the walk looks at before it stops: 20,000 take 40-90 ms here (a 2-core machine
@@ -70,6 +78,7 @@ export function lockPlan(
     absent: new Map(),
     written: new Map(),
     pinned: new Set(),
+    heads: new Map(),
   }
   const gitDirs = new Set<string>()
   walk(project, maxEntries, (path, entry, folded) => {
@@ -139,6 +148,7 @@ function settle(locks: GitLocks): LockPlan {
       .filter(([path]) => !covered(path) && !locks.readOnly.has(path))
       .map(([path, content]) => ({ path, content })),
     pinned: [...locks.pinned].filter((path) => !covered(path) && !locks.readOnly.has(path)),
+    heads: locks.heads,
   }
 }
 

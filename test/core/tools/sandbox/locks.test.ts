@@ -12,6 +12,7 @@ import { commandLaunch } from '../../../../main/core/tools/builtin/bash-sandbox.
 import { lockPlan } from '../../../../main/core/tools/sandbox/locks.js'
 import {
   ATTACKS,
+  REPAIRED_AFTER,
   ATTACK_SCRIPT,
   STAND_IN_PATHS,
   USER_PATTERNS,
@@ -40,13 +41,14 @@ const status = await sandboxStatus()
  * patterns), then releases the launch's stand-ins.
  */
 async function runLocked(dir: string, command: string) {
+  let note: string | undefined
   const launch = await commandLaunch(
     { mode: 'required', hide: [], protectedPaths: USER_PATTERNS },
     { projectDir: dir, cwd: dir, shell: '/bin/sh', command, grant: undefined },
   )
   expect(launch.sandboxed).toBe(true)
   try {
-    return await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const ran = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const child = spawn(launch.file, launch.args, {
         env: { PATH, HOME: dir, ...launch.env },
         detached: true,
@@ -58,6 +60,8 @@ async function runLocked(dir: string, command: string) {
       child.once('error', reject)
       child.once('close', (code) => resolve({ code, output }))
     })
+    note = launch.release()
+    return { ...ran, note }
   } finally {
     launch.release()
   }
@@ -71,8 +75,11 @@ describe.skipIf(!status.available)('protected paths locked for programs', () => 
     const outside = hashTree(join(base, 'outside'))
     const ran = await runLocked(dir, `sh ../w.sh ${attackArgs()}`)
     const wrote = ran.output.split('\n').filter((line) => line.startsWith('WROTE'))
-    expect(wrote, ran.output).toEqual([])
-    expect(ran.output.match(/^refused: /gm), ran.output).toHaveLength(ATTACKS.length)
+    expect(wrote, ran.output).toEqual(REPAIRED_AFTER.map((attack) => `WROTE: ${attack}`))
+    const refused = ATTACKS.length - REPAIRED_AFTER.length
+    expect(ran.output.match(/^refused: /gm), ran.output).toHaveLength(refused)
+    // The HEADs it broke were put back when it ended, and the result says so.
+    expect(ran.note).toContain('.git/HEAD, .git/modules/x/HEAD')
     // Byte for byte the same, and no stand-in (empty `.husky`, `.mcp.json`, ...) stayed behind.
     expect(lockedHashes(dir)).toEqual(before)
     expect(hashTree(join(base, 'outside'))).toEqual(outside)
@@ -93,10 +100,14 @@ describe.skipIf(!status.available)('protected paths locked for programs', () => 
         'git add src .env .github',
         'git -c user.name=t -c user.email=t@example.com commit -qm "from the sandbox"',
         'git log --format=%s',
+        // A branch command writes HEAD: it works, and the new HEAD stays.
+        'git checkout -q -b feature',
       ].join('\n'),
     )
     expect(ran.output).toBe('from the sandbox\n')
     expect(ran.code).toBe(0)
+    expect(ran.note).toBeUndefined()
+    expect(readFileSync(join(dir, '.git/HEAD'), 'utf8')).toBe('ref: refs/heads/feature\n')
     expect(readFileSync(join(dir, '.env'), 'utf8')).toBe('TOKEN=2\n')
     expect(readFileSync(join(dir, '.github/workflows/ci.yml'), 'utf8')).toBe('on: pull_request\n')
   })
@@ -169,24 +180,29 @@ describe('lockPlan', () => {
     expect(rel(plan.readOnly)).toEqual(
       [
         '.envrc',
-        '.git/HEAD',
         '.git/config',
         '.git/info',
-        '.git/modules/x/HEAD',
         '.git/modules/x/config',
-        '.git/modules/y/HEAD',
         '.git/modules/y/config',
         '.git/modules/y/hooks',
         '.vscode/tasks.json',
-        'lib/.git/HEAD',
         'lib/.git/config',
         'lib/.git/hooks',
         'lib/.git/info',
         'scripts/deploy.sh',
-        'sub/.git/HEAD',
         'sub/.git/config',
         'sub/.git/info',
         'wt/.git',
+      ].sort(),
+    )
+    // HEAD is guarded, not locked: branch commands write it; a broken one is put back.
+    expect(rel([...plan.heads.keys()])).toEqual(
+      [
+        '.git/HEAD',
+        '.git/modules/x/HEAD',
+        '.git/modules/y/HEAD',
+        'lib/.git/HEAD',
+        'sub/.git/HEAD',
       ].sort(),
     )
     expect(rel(plan.absent.map((a) => a.path))).toContain('.git/hooks')
