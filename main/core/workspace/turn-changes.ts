@@ -228,7 +228,12 @@ export class TurnChanges {
     for (const path of paths) {
       const prior = this.priors.get(path) ?? { kind: 'unknown' }
       try {
-        const entry = this.entryFor(path, prior, readIfFile(this.root, join(this.root, path)), notes)
+        const entry = this.entryFor(
+          path,
+          prior,
+          readIfFile(this.root, join(this.root, path)),
+          notes,
+        )
         if (entry) files.push(entry)
       } catch {
         // Unreadable now (permissions) or its snapshot was removed: still a change the user
