@@ -66,13 +66,18 @@ async function runOnce(bin: readonly string[], steps: number): Promise<Measured>
     atRequest.push(cpuSeconds(pid))
     return response
   }
-  const read: ScriptedResponse = {
+  // Two spellings of the call in turn: one call a hundred times in a row is a loop, which the
+  // loop guard stops at the third.
+  const read = (limit: number): ScriptedResponse => ({
     steps: [
-      { toolCall: { name: 'read', args: JSON.stringify({ path: 'README.md' }) } },
+      { toolCall: { name: 'read', args: JSON.stringify({ path: 'README.md', limit }) } },
       { finish: 'tool_calls' },
     ],
-  }
-  const script: ScriptEntry[] = [...Array.from({ length: steps }, () => note(read)), note('Done.')]
+  })
+  const script: ScriptEntry[] = [
+    ...Array.from({ length: steps }, (_, i) => note(read(i % 2 === 0 ? 10 : 20))),
+    note('Done.'),
+  ]
   const server = await startModelServer({ script, title: 'Bench' })
   try {
     const child = spawn(

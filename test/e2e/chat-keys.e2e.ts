@@ -14,11 +14,14 @@ let app: AppUnderTest
 const QUESTION = 'Read the readme thirty times'
 
 test.beforeEach(async () => {
-  const read = { toolCall: { name: 'read', args: JSON.stringify({ path: 'README.md' }) } }
+  // Each with its own limit: thirty identical calls would be a loop the loop guard stops.
+  const read = (limit: number) => ({
+    toolCall: { name: 'read', args: JSON.stringify({ path: 'README.md', limit }) },
+  })
   app = await startApp({
     script: [
       // Thirty tool cards after the question: it leaves the virtual list's rendered rows.
-      { steps: Array.from({ length: 30 }, () => read) },
+      { steps: Array.from({ length: 30 }, (_, i) => read(i + 1)) },
       { steps: [{ text: 'All read.' }] },
       { steps: [{ text: 'The regenerated answer.' }] },
     ],

@@ -28,11 +28,15 @@ interface SentBody {
 }
 
 /** A step that reads a.txt, reporting the prompt tokens the server's "own tokenizer" counted. */
+/**
+ * A step reading a.txt, spelled with `hops` leading `./`: the same file by another path, so a
+ * run of them is not one call repeated (which the loop guard stops at the third).
+ */
 const readStep =
-  (promptTokens: (body: SentBody) => number): ScriptEntry =>
+  (promptTokens: (body: SentBody) => number, hops = 0): ScriptEntry =>
   (body) => ({
     steps: [
-      { toolCall: { name: 'read', args: '{"path":"a.txt"}' } },
+      { toolCall: { name: 'read', args: JSON.stringify({ path: `${'./'.repeat(hops)}a.txt` }) } },
       { usage: { prompt_tokens: promptTokens(body as SentBody), completion_tokens: 7 } },
       { finish: 'tool_calls' },
     ],
@@ -114,7 +118,7 @@ describe('token accounting in the loop', () => {
           ),
       )
     const script: ScriptEntry[] = [
-      ...Array.from({ length: 5 }, () => readStep(serverCount)),
+      ...Array.from({ length: 5 }, (_, i) => readStep(serverCount, i)),
       answer(serverCount),
     ]
     h = await startHarness(script, { model: 'qwen3:8b' })
