@@ -1,11 +1,17 @@
-import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { createInterface } from 'node:readline/promises'
 import { ensureHome } from '../../core/host/home.js'
-import { chooseProjectDir, importRead, readImport, scanSessions } from '../../core/import/index.js'
+import {
+  chooseProjectDir,
+  importRead,
+  readImportFile,
+  scanSessions,
+} from '../../core/import/index.js'
 import { databasePath } from '../../core/store/index.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
+import { visibleText } from '../../../protocol/visible-text.js'
+import { writeErr, writeOut } from '../terminal.js'
 
 /**
  * `bridle import <FILE>`: a Bridle export, or a Claude Code, Codex, pi or DeepSeek Harness
@@ -19,10 +25,10 @@ export async function run(
   if (values.scan) {
     for (const found of scanSessions(homeFolder())) {
       if (values.json) {
-        process.stdout.write(`${JSON.stringify(found)}\n`)
+        writeOut(`${JSON.stringify(found)}\n`)
       } else {
         const when = new Date(found.modifiedAt).toISOString().slice(0, 16).replace('T', ' ')
-        process.stdout.write(
+        writeOut(
           `${found.source}\t${when}\t${found.projectDir ?? '-'}\t${found.title ?? '-'}\t${found.path}\n`,
         )
       }
@@ -31,7 +37,7 @@ export async function run(
   }
   const file = positionals[0]
   if (file === undefined) throw new UsageError('import needs the file to import (or --scan)')
-  const read = readImport(readFileSync(file))
+  const read = readImportFile(file)
   const choice = await chooseProjectDir({
     ...(values.project === undefined ? {} : { flag: values.project }),
     ...(read.recordedProjectDir === undefined ? {} : { recorded: read.recordedProjectDir }),
@@ -42,11 +48,11 @@ export async function run(
     importRead(store, read, { projectDir: choice.dir, file: basename(file) }),
   )
   // Said once the import stood: a refused file gets its reason alone.
-  if (choice.notice) process.stderr.write(`bridle: ${choice.notice}\n`)
-  process.stderr.write(
+  if (choice.notice) writeErr(`bridle: ${choice.notice}\n`)
+  writeErr(
     `bridle: imported ${read.label} session into ${choice.dir}${result.forks.length > 0 ? `, with ${result.forks.length} fork(s) for its other branches: ${result.forks.join(', ')}` : ''}\n`,
   )
-  process.stdout.write(`${result.sessionId}\n`)
+  writeOut(`${result.sessionId}\n`)
   return 0
 }
 
@@ -61,7 +67,7 @@ async function confirmOnTerminal(dir: string): Promise<boolean> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr })
   try {
     const answer = await terminal.question(
-      `The session was recorded in ${dir}. The agent will read, write and run commands there when you continue it.\nUse it as the project folder? [y/N] `,
+      `The session was recorded in ${visibleText(dir)}. The agent will read, write and run commands there when you continue it.\nUse it as the project folder? [y/N] `,
     )
     return /^y(es)?$/i.test(answer.trim())
   } finally {

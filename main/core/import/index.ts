@@ -7,11 +7,16 @@
 import type { Store } from '../store/types.js'
 import { EXPORT_FORMAT, ImportError, importSession } from '../log/export.js'
 import type { SessionId } from '../../../protocol/events.js'
-import { FORMATS, parseRecords } from './formats/index.js'
+import { bufferLines, fileLines, IMPORT_LIMITS } from './bounded-read.js'
+import type { ImportLimits, SourceLine } from './bounded-read.js'
+import { FORMATS, toRecords } from './formats/index.js'
+import type { SourceRecord } from './formats/index.js'
 import type { ImportSource, Transcript } from './transcript.js'
 import { isRecord } from './transcript.js'
 import { writeTranscript } from './write.js'
 
+export { IMPORT_LIMITS, ImportRefused } from './bounded-read.js'
+export type { ImportLimits } from './bounded-read.js'
 export { chooseProjectDir } from './project-dir.js'
 export type { ProjectChoice, ProjectChoiceOptions } from './project-dir.js'
 export { scanSessions } from './scan.js'
@@ -23,7 +28,6 @@ export type ImportFormat = 'bridle' | ImportSource
 
 /** How many records detection looks at: a tool may open its file with bookkeeping lines. */
 const DETECT_RECORDS = 50
-const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd])
 
 /** A file read and understood, not yet written. */
 export type ReadImport =
@@ -31,7 +35,8 @@ export type ReadImport =
       readonly format: 'bridle'
       readonly label: string
       readonly recordedProjectDir?: string
-      readonly lines: readonly string[]
+      /** The export's lines, read again from the file when written (never held whole). */
+      readonly lines: Iterable<string>
     }
   | {
       readonly format: ImportSource
@@ -41,40 +46,54 @@ export type ReadImport =
     }
 
 /**
- * Detects the format of a session file's bytes and reads it. Throws ImportError (line 1) for an
- * empty file, a compressed one, or one in no format Bridle knows, naming the formats it reads.
+ * Detects the format of the session file at `path` and reads it, under IMPORT_LIMITS
+ * (`bounded-read.ts`): a device, pipe or socket, a file too large, a line too long or too many
+ * records are refused (ImportRefused, naming the limit). Otherwise as `readImport`.
  */
-export function readImport(bytes: Buffer): ReadImport {
-  if (bytes.subarray(0, 4).equals(ZSTD_MAGIC)) {
-    throw new ImportError(
-      1,
-      'the file is compressed with Zstandard (DeepSeek Harness compresses its logs by default); decompress it first (zstd -d FILE) and import the .jsonl',
-    )
+export function readImportFile(path: string, limits: ImportLimits = IMPORT_LIMITS): ReadImport {
+  return readLines(fileLines(path, limits))
+}
+
+/**
+ * Detects the format of a session file's bytes and reads it. Throws ImportError (line 1) for an
+ * empty file, a compressed one, or one in no format Bridle knows, naming the formats it reads;
+ * the limits of `readImportFile` apply to the lines.
+ */
+export function readImport(bytes: Buffer, limits: ImportLimits = IMPORT_LIMITS): ReadImport {
+  return readLines(bufferLines(bytes, 'the file', limits))
+}
+
+/** Detection reads the first records; a format then reads on from where detection stopped. */
+function readLines(source: Iterable<SourceLine>): ReadImport {
+  const records = toRecords(source)
+  const head: SourceRecord[] = []
+  // Not a for-of: breaking out of one would close the generator the format reads on from.
+  while (head.length < DETECT_RECORDS) {
+    const next = records.next()
+    if (next.done === true) break
+    head.push(next.value)
   }
-  const text = bytes.toString('utf8')
-  const lines = text.split('\n')
-  const first = lines.find((line) => line.trim() !== '')
+  const first = head[0]
   if (first === undefined) throw new ImportError(1, 'the file is empty')
-  const header = parseJson(first)
-  if (isRecord(header) && header.format === EXPORT_FORMAT) {
-    const session = isRecord(header.session) ? header.session : {}
+  if (isRecord(first.value) && first.value.format === EXPORT_FORMAT) {
+    records.return()
+    const session = isRecord(first.value.session) ? first.value.session : {}
     return {
       format: 'bridle',
       label: 'Bridle export',
       ...(typeof session.projectDir === 'string' ? { recordedProjectDir: session.projectDir } : {}),
-      lines,
+      lines: textsOf(source),
     }
   }
-  const records = parseRecords(text)
-  const head = records.slice(0, DETECT_RECORDS)
   const format = FORMATS.find((candidate) => candidate.matches(head))
   if (!format) {
+    records.return()
     throw new ImportError(
       1,
       `not a session file Bridle can import: expected a Bridle export (bridle export), or a session log of ${FORMATS.map((f) => f.label).join(', ')}`,
     )
   }
-  const transcript = format.read(records)
+  const transcript = format.read(concat(head, records))
   return {
     format: format.source,
     label: format.label,
@@ -82,6 +101,20 @@ export function readImport(bytes: Buffer): ReadImport {
       ? {}
       : { recordedProjectDir: transcript.recordedProjectDir }),
     transcript,
+  }
+}
+
+function* concat<T>(head: readonly T[], rest: Iterator<T>): Generator<T, void, undefined> {
+  yield* head
+  for (let next = rest.next(); next.done !== true; next = rest.next()) yield next.value
+}
+
+/** The lines' texts, read from the start each time they are iterated. */
+function textsOf(source: Iterable<SourceLine>): Iterable<string> {
+  return {
+    *[Symbol.iterator]() {
+      for (const { text } of source) yield text
+    },
   }
 }
 
@@ -112,13 +145,4 @@ export function importRead(store: Store, read: ReadImport, opts: ImportOptions):
     writeTranscript(store, transcript, { projectDir: opts.projectDir, file: opts.file, clock }),
   )
   return { format: read.format, ...written }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    // Not JSON: no format's first line; detection then refuses the file.
-    return undefined
-  }
 }

@@ -1,10 +1,12 @@
 /**
  * `bridle import --scan`: the session files of other tools in their default folders under the
  * home folder, newest first, each with what its first lines say (id, folder, first prompt).
- * Only the start of each file is read, so a scan of many long sessions stays quick.
+ * Only the start of each file is read, so a scan of many long sessions stays quick, and only a
+ * regular file is opened (without blocking: a pipe or device under the folder is passed over).
  */
-import { closeSync, openSync, readSync, readdirSync, statSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { readHead } from './bounded-read.js'
 import { FORMATS, parseRecords } from './formats/index.js'
 import type { ImportSource } from './transcript.js'
 
@@ -32,13 +34,10 @@ export function scanSessions(home: string): ScannedSession[] {
     for (const relative of filesUnder(root, '', 0)) {
       if (!format.isSessionFile(relative)) continue
       const path = join(root, ...relative.split('/'))
-      let stat
-      try {
-        stat = statSync(path)
-      } catch {
-        continue // removed while scanning
-      }
-      const head = parseRecords(readHead(path)).slice(0, 50)
+      const read = readHead(path, DEFAULT_SCAN_HEAD_BYTES)
+      if (!read) continue // removed while scanning, unreadable, or not a regular file
+      const { stat } = read
+      const head = parseRecords(read.text).slice(0, 50)
       if (!format.matches(head)) continue
       const summary = format.describe(head)
       const title = summary.title?.replace(/\s+/g, ' ').trim()
@@ -76,22 +75,4 @@ function filesUnder(root: string, prefix: string, depth: number): string[] {
       files.push(...filesUnder(root, relative, depth + 1))
   }
   return files
-}
-
-/** The file's complete lines within its first DEFAULT_SCAN_HEAD_BYTES. */
-function readHead(path: string): string {
-  let fd
-  try {
-    fd = openSync(path, 'r')
-  } catch {
-    return ''
-  }
-  try {
-    const buffer = Buffer.alloc(DEFAULT_SCAN_HEAD_BYTES)
-    const length = readSync(fd, buffer, 0, buffer.length, 0)
-    const text = buffer.subarray(0, length).toString('utf8')
-    return length < buffer.length ? text : text.slice(0, text.lastIndexOf('\n') + 1)
-  } finally {
-    closeSync(fd)
-  }
 }

@@ -165,12 +165,13 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /**
  * Imports an export as a new root session (a new id, no parent; the title is kept) and returns
- * its id. Every line is checked first (the header, then each event: JSON, known type, version,
- * data schema, seq contiguous from 0), then the events are replayed through a Session, so the
- * turn/step enclosure, call/result pairing, inbox, header and checkpoint rules all apply, and the
- * turn and step of each event must be the ones the log itself assigns. All of this happens in
- * one transaction: on any failure, an ImportError naming the line is thrown and no session and no
- * row is left behind. A trailing empty line (the file's final newline) is ignored. Every
+ * its id. The header is checked before anything is written; then each line, as it is read, is
+ * checked (JSON, known type, version, data schema, seq contiguous from 0) and replayed through a
+ * Session, so the turn/step enclosure, call/result pairing, inbox, header and checkpoint rules all
+ * apply, and the turn and step of each event must be the ones the log itself assigns. `lines` is
+ * consumed once, one line at a time, never held whole (the import's reader bounds each line and
+ * their number). All of this happens in one transaction: on any failure, an ImportError naming the
+ * line is thrown and no session and no row is left behind. A trailing empty line (the file's final newline) is ignored. Every
  * `process/started` is marked `imported`, so opening the session never signals what it names.
  */
 export function importSession(
@@ -178,35 +179,50 @@ export function importSession(
   lines: Iterable<string>,
   opts: ImportOptions = {},
 ): SessionId {
-  const { header, events } = parseLines([...lines])
-  const id = (opts.id ?? randomUUID()) as SessionId
-  const clock = opts.clock ?? Date.now
-  store.write(() => {
-    store.createSession({
-      id,
-      parentId: null,
-      forkSeq: null,
-      projectDir: opts.projectDir ?? header.session.projectDir,
-      title: header.session.title,
-      createdAt: clock(),
-    })
-    // A failed commit is thrown by close() below; reporting it as well would say it twice.
-    const session = Session.open(store, id, { mode: 'write', clock, report: () => undefined })
-    try {
-      for (const event of events)
-        replay(session, markedImported(withProjectDir(event, opts.projectDir)))
-      session.close() // commits the replayed rows inside this transaction, releases the lock
-    } catch (error) {
+  const iterator = lines[Symbol.iterator]()
+  try {
+    const header = parseHeader(iterator)
+    const id = (opts.id ?? randomUUID()) as SessionId
+    const clock = opts.clock ?? Date.now
+    store.write(() => {
+      store.createSession({
+        id,
+        parentId: null,
+        forkSeq: null,
+        projectDir: opts.projectDir ?? header.session.projectDir,
+        title: header.session.title,
+        createdAt: clock(),
+      })
+      // A failed commit is thrown by close() below; reporting it as well would say it twice.
+      const session = Session.open(store, id, { mode: 'write', clock, report: () => undefined })
       try {
-        session.close()
-      } catch {
-        // Closing commits what was replayed so far into this transaction, which is rolled back
-        // anyway; the error worth reporting is the one that stopped the replay.
+        let count = 0
+        for (const event of parseEvents(iterator, header)) {
+          replay(session, markedImported(withProjectDir(event, opts.projectDir)))
+          count++
+        }
+        const declared = header.ancestry.at(-1)?.toSeq ?? 0
+        if (declared !== count) {
+          throw new ImportError(
+            1,
+            `the header's ancestry covers ${declared} events but the file has ${count} (truncated or spliced?)`,
+          )
+        }
+        session.close() // commits the replayed rows inside this transaction, releases the lock
+      } catch (error) {
+        try {
+          session.close()
+        } catch {
+          // Closing commits what was replayed so far into this transaction, which is rolled back
+          // anyway; the error worth reporting is the one that stopped the replay.
+        }
+        throw error
       }
-      throw error
-    }
-  })
-  return id
+    })
+    return id
+  } finally {
+    iterator.return?.()
+  }
 }
 
 /** `session/created` naming the folder the importer chose, when it chose one. */
@@ -247,11 +263,13 @@ function replay(session: Session, event: LogEvent): void {
   }
 }
 
-function parseLines(lines: string[]): { header: ExportHeader; events: LogEvent[] } {
-  if (lines.at(-1) === '') lines.pop()
-  if (lines.length === 0)
+/** Line 1: the header, checked before anything is written. */
+function parseHeader(lines: Iterator<string>): ExportHeader {
+  const first = lines.next()
+  if (first.done === true || (first.value === '' && lines.next().done === true))
     throw new ImportError(1, 'the file is empty; expected a bridle-session header')
-  const header = ExportHeader.safeParse(parseJson(lines[0] ?? '', 1))
+  // (A first line that is empty with more after it is refused by parseJson below.)
+  const header = ExportHeader.safeParse(parseJson(first.value, 1))
   if (!header.success) {
     const issue = header.error.issues[0]
     throw new ImportError(
@@ -259,10 +277,27 @@ function parseLines(lines: string[]): { header: ExportHeader; events: LogEvent[]
       `not a ${EXPORT_FORMAT} v${EXPORT_VERSION} header: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
     )
   }
-  const events: LogEvent[] = []
-  for (let i = 1; i < lines.length; i++) {
-    const line = i + 1
-    const parsed = EventLine.safeParse(parseJson(lines[i] ?? '', line))
+  return header.data
+}
+
+/**
+ * The events of lines 2 on, each checked as it is read (JSON, envelope, type, version, data,
+ * seq): one line in memory at a time. A last empty line (the final newline) is ignored.
+ */
+function* parseEvents(
+  lines: Iterator<string>,
+  header: ExportHeader,
+): Generator<LogEvent, void, undefined> {
+  let line = 1
+  let emptyLine: number | undefined
+  for (let next = lines.next(); next.done !== true; next = lines.next()) {
+    line++
+    if (emptyLine !== undefined) parseJson('', emptyLine) // throws: an empty line before the end
+    if (next.value === '') {
+      emptyLine = line
+      continue
+    }
+    const parsed = EventLine.safeParse(parseJson(next.value, line))
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       throw new ImportError(
@@ -272,23 +307,17 @@ function parseLines(lines: string[]): { header: ExportHeader; events: LogEvent[]
     }
     const row: EventRow = {
       ...parsed.data,
-      sessionId: header.data.session.id,
+      sessionId: header.session.id,
       data: JSON.stringify(parsed.data.data),
     }
+    let event: LogEvent
     try {
-      events.push(rowToEvent(row, i - 1))
+      event = rowToEvent(row, line - 2)
     } catch (error) {
       throw new ImportError(line, messageOf(error), { cause: error })
     }
+    yield event
   }
-  const declared = header.data.ancestry.at(-1)?.toSeq ?? 0
-  if (declared !== events.length) {
-    throw new ImportError(
-      1,
-      `the header's ancestry covers ${declared} events but the file has ${events.length} (truncated or spliced?)`,
-    )
-  }
-  return { header: header.data, events }
 }
 
 function parseJson(text: string, line: number): unknown {

@@ -13,6 +13,7 @@
  */
 import type { AssistantBlock } from '../../../../protocol/events.js'
 import { Chain, excerpt, isRecord, str, textOf, timeOf } from '../transcript.js'
+import { firstAndRest } from './records.js'
 import type { SourceFormat } from './records.js'
 
 /** User-role text Codex writes itself before the user's words. */
@@ -50,8 +51,9 @@ export const codexFormat: SourceFormat = {
     }
   },
   read(records) {
+    const [first, rest] = firstAndRest(records)
     const chain = new Chain()
-    const meta = isRecord(records[0]?.value) ? records[0].value : {}
+    const meta = isRecord(first?.value) ? first.value : {}
     const payload = isRecord(meta.payload) ? meta.payload : {}
     let model: string | undefined
     let reply: Reply | undefined
@@ -70,7 +72,7 @@ export const codexFormat: SourceFormat = {
     }
     const replyAt = (at: number | undefined): Reply =>
       (reply ??= { blocks: [], notes: [], ...(at === undefined ? {} : { at }) })
-    for (const record of records.slice(1)) {
+    for (const record of rest) {
       const line = record.value
       if (!isRecord(line)) {
         flush()

@@ -13,6 +13,7 @@
  */
 import type { AssistantBlock } from '../../../../protocol/events.js'
 import { Chain, excerpt, isRecord, str, textOf, timeOf } from '../transcript.js'
+import { firstAndRest } from './records.js'
 import type { SourceFormat } from './records.js'
 
 const STRUCTURE = new Set([
@@ -70,10 +71,11 @@ export const deepseekHarnessFormat: SourceFormat = {
     }
   },
   read(records) {
-    const header = records[0]?.value
+    const [first, rest] = firstAndRest(records)
+    const header = first?.value
     if (!isHeader(header)) throw new Error('a DeepSeek Harness log starts with its session header')
     const chain = new Chain()
-    for (const record of records.slice(1)) {
+    for (const record of rest) {
       const event = record.value
       if (!isRecord(event) || typeof event.type !== 'string') {
         chain.note(`Line ${record.line} is not an event: ${excerpt(record.text)}`)

@@ -12,5 +12,5 @@ export const FORMATS: readonly SourceFormat[] = [
   claudeCodeFormat,
 ]
 
-export { parseRecords } from './records.js'
+export { parseRecords, toRecords } from './records.js'
 export type { SessionSummary, SourceFormat, SourceRecord } from './records.js'

@@ -12,6 +12,7 @@
 import type { AssistantBlock } from '../../../../protocol/events.js'
 import type { Item, TranscriptNode } from '../transcript.js'
 import { excerpt, isRecord, str, textOf, timeOf } from '../transcript.js'
+import { firstAndRest } from './records.js'
 import type { SourceFormat, SourceRecord } from './records.js'
 
 const SETTINGS = new Set(['model_change', 'thinking_level_change', 'label', 'custom'])
@@ -46,13 +47,14 @@ export const piFormat: SourceFormat = {
     }
   },
   read(records) {
-    const header = records[0]?.value
+    const [first, rest] = firstAndRest(records)
+    const header = first?.value
     if (!isHeader(header)) throw new Error('a pi session starts with its session header')
     const nodes: TranscriptNode[] = []
     const skipped = new Map<string, number>()
     let title: string | undefined
     let previous: string | null = null
-    for (const record of records.slice(1)) {
+    for (const record of rest) {
       const entry = record.value
       if (!isRecord(entry) || typeof entry.id !== 'string') {
         // Not an entry of the tree: kept as a note after the entry before it.
