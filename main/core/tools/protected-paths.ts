@@ -22,6 +22,7 @@
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { homeFileOf } from './home-files.js'
 
 const HOOK = "a git hook: it runs on the user's next commit"
 const GIT_SETTINGS = "git's settings: they can make git run programs"
@@ -107,7 +108,9 @@ const BUILT_IN = PROTECTED_PATTERNS.map(toMatcher)
 
 /**
  * Why writing `absolutePath` needs care, in plain words, or undefined when it is an ordinary path
- * (or outside the project: containment is checked elsewhere). Accepts a relative path too, with
+ * (or outside the project: containment is checked elsewhere). Besides the patterns, a path at a
+ * credential store or a shell start-up file of the real home folder (`home-files.ts`) is
+ * protected, which only a project that is or holds the home folder can reach. Accepts a relative path too, with
  * `./`, `..` and trailing slashes. `extra` are the user's own patterns (config.json
  * `protectedPaths`). Never throws: a path it cannot inspect is judged by its text.
  */
@@ -131,7 +134,9 @@ export function protectedPathReason(
     const match = matchers.find(({ regex }) => regex.test(key))
     if (match) return match.reason
   }
-  return undefined
+  // A project that is (or holds) the home folder reaches its credentials and start-up files.
+  if (candidates.every((rel) => rel === undefined)) return undefined
+  return homeFileOf(lexical, realLocation(lexical, MAX_LINK_HOPS))?.reason
 }
 
 /**

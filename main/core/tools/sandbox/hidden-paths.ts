@@ -1,50 +1,11 @@
 /**
  * What a sandboxed command must not read even though the whole file system is readable: the
  * user's credentials, and the sockets of daemons that would run commands for it outside the
- * sandbox. The list is a best effort of well-known places, not a guarantee (README.md, limits).
+ * sandbox. The credentials are `../home-files.ts`'s list, the one the file tools use too. The list
+ * is a best effort of well-known places, not a guarantee (README.md, limits).
  */
 import { join } from 'node:path'
-
-/** Credential stores under the home folder: keys, tokens, cookies, password stores. */
-const HOME_SECRETS = [
-  '.ssh',
-  '.gnupg',
-  '.aws',
-  '.azure',
-  '.config/gcloud',
-  '.kube',
-  '.docker/config.json',
-  '.netrc',
-  '.git-credentials',
-  '.config/git/credentials',
-  '.npmrc',
-  '.yarnrc.yml',
-  '.pypirc',
-  '.gem/credentials',
-  '.cargo/credentials',
-  '.cargo/credentials.toml',
-  '.m2/settings.xml',
-  '.gradle/gradle.properties',
-  '.terraform.d/credentials.tfrc.json',
-  '.vault-token',
-  '.pgpass',
-  '.my.cnf',
-  '.config/gh',
-  '.config/hub',
-  '.config/glab-cli',
-  '.config/op',
-  '.password-store',
-  '.local/share/keyrings',
-  '.config/bridle',
-  // Other agents' sign-ins.
-  '.codex/auth.json',
-  '.claude/.credentials.json',
-  // Browser profiles: their cookies are live sessions.
-  '.mozilla',
-  '.config/google-chrome',
-  '.config/chromium',
-  '.config/BraveSoftware',
-]
+import { HOME_CREDENTIALS } from '../home-files.js'
 
 /**
  * Sockets that execute on the user's behalf with no sandbox: the session bus (`systemd-run
@@ -69,7 +30,7 @@ const DAEMON_SOCKETS = [
  */
 export function defaultHiddenPaths(home: string, dataDir?: string): string[] {
   return [
-    ...HOME_SECRETS.map((path) => join(home, path)),
+    ...HOME_CREDENTIALS.map((path) => join(home, path)),
     ...DAEMON_SOCKETS,
     ...(dataDir === undefined ? [] : [dataDir]),
   ]

@@ -11,6 +11,9 @@
  * stand-in for the command's lifetime; inside a git folder, a missing `hooks`, `info` or
  * `config.worktree` does. Deeper down only what exists is locked.
  *
+ * In a project that is or holds the home folder, its shell start-up files (`../home-files.ts`) are
+ * locked the same way, existing or missing.
+ *
  * A project without a `.git` gets no git locks: `git init` must work there. The command that
  * creates the repository can therefore also write its settings (README.md, limits).
  */
@@ -19,6 +22,7 @@ import type { Dirent } from 'node:fs'
 import { join, sep } from 'node:path'
 import { PROTECTED_PATTERNS, foldName, lockTarget, protectedPatterns } from '../protected-paths.js'
 import type { LockTarget } from '../protected-paths.js'
+import { homePathsUnder, SHELL_STARTUP } from '../home-files.js'
 import { gitFileTarget, lockGitDir } from './git-dirs.js'
 import type { GitLocks } from './git-dirs.js'
 
@@ -100,6 +104,10 @@ export function lockPlan(
   })
   for (const gitDir of gitDirs) lockGitDir(gitDir, locks)
   for (const target of targets) lockTopLevel(project, target, locks)
+  // A project that is (or holds) the home folder: its shell start-up files run here too.
+  for (const path of homePathsUnder(project, SHELL_STARTUP)) {
+    lockTopLevel(project, lockTarget(path), locks)
+  }
   return settle(locks)
 }
 
