@@ -11,6 +11,7 @@ import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep 
 import { openFileInside, openFolderInsideSync, replaceFileIn } from '../../workspace/confined.js'
 import { PathError, resolveInsideProject } from '../../workspace/paths.js'
 import { stampOf } from '../file-ledger.js'
+import { homeFileOf } from '../home-files.js'
 import { protectedPathReason } from '../protected-paths.js'
 import { ToolError } from '../types.js'
 import type { CallAssessment } from '../types.js'
@@ -78,6 +79,30 @@ export async function assessFileChange(
   const name = shown === given ? given : `${given} (which leads to ${shown})`
   return { level: 'confirm', reasons: [`${name} is ${reason}`], grantable: false }
 }
+
+/**
+ * `assess` for a tool that reads what `path` names (read, or the folder list, glob and grep
+ * start from): a credential store of the home folder (`home-files.ts`, reachable only when the
+ * project is or holds the home folder) needs this call's own approval, since what is read goes
+ * to the model; full-auto refuses it. Searches over a folder that holds one leave it out instead
+ * (`walk.ts`). Never throws: a path outside the project is `normal` here and refused when run.
+ */
+export function assessRead(projectDir: string, path: string): CallAssessment {
+  let target: string
+  try {
+    target = resolveInsideProject(projectDir, path)
+  } catch {
+    return NORMAL
+  }
+  const lexical = resolve(projectDir, path)
+  if (homeFileOf(lexical, target)?.kind !== 'credential') return NORMAL
+  const given = pathApprovalKey(relative(resolve(projectDir), lexical)) ?? path
+  const why = `${given} is ${CREDENTIAL_READ}`
+  return { level: 'confirm', reasons: [why], grantable: false }
+}
+
+const CREDENTIAL_READ =
+  'in a credential store of your home folder (keys, tokens, sign-ins): reading it sends its content to the model'
 
 /** `stat`, with a missing path (or a file used as a folder on the way) as `undefined`. */
 export async function statOrUndefined(path: string): Promise<Stats | undefined> {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { resolveInsideProject } from '../../workspace/paths.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
+import { assessRead } from './file-helpers.js'
 import { compileGlob, projectPath, statTarget, walkProject } from './walk.js'
 
 /** Paths shown to the model; the rest are counted in a marker. */
@@ -35,6 +36,7 @@ export function globTool(): Tool {
     }),
     kind: 'read',
     isConcurrencySafe: () => true,
+    assess: ({ path }, { projectDir }) => assessRead(projectDir, path ?? '.'),
     describe: ({ pattern, path }) =>
       `Find files matching ${pattern}${path === undefined ? '' : ` under ${path}`}`,
     async run({ pattern, path }, { projectDir, signal }) {

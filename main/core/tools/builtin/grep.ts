@@ -13,6 +13,7 @@ import { openChildFile, openFileInside, openFolderInsideSync } from '../../works
 import { resolveInsideProject } from '../../workspace/paths.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
+import { assessRead } from './file-helpers.js'
 import { MAX_LINE_CHARS, Results } from './grep-results.js'
 import type { Line } from './grep-results.js'
 import { compileGlob, IgnoreRules, projectPath, statTarget, walkProject } from './walk.js'
@@ -93,6 +94,7 @@ export function grepTool(options: GrepToolOptions = {}): Tool {
     schema: GrepArgs,
     kind: 'read',
     isConcurrencySafe: () => true,
+    assess: ({ path }, { projectDir }) => assessRead(projectDir, path ?? '.'),
     describe: ({ pattern, path }) =>
       `Search for /${pattern}/${path === undefined ? '' : ` in ${path}`}`,
     async run(args, { projectDir, signal }) {

@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { openFolderInsideSync } from '../../workspace/confined.js'
 import { PathError, resolveInsideProject } from '../../workspace/paths.js'
+import { homePathsUnder } from '../home-files.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
-import { isErrno, projectRelative, statOrUndefined } from './file-helpers.js'
+import { assessRead, isErrno, projectRelative, statOrUndefined } from './file-helpers.js'
 
 export const MAX_LIST_ENTRIES = 1000
 const MAX_DEPTH = 5
@@ -47,6 +48,7 @@ export function listTool(): Tool {
     schema: ListArgs,
     kind: 'read',
     isConcurrencySafe: () => true,
+    assess: ({ path }, { projectDir }) => assessRead(projectDir, path),
     describe: ({ path, depth }) => `list ${path}${depth > 1 ? ` (depth ${depth})` : ''}`,
     async run({ path, depth }, ctx) {
       const dir = resolveInsideProject(ctx.projectDir, path)
@@ -66,6 +68,7 @@ export function listTool(): Tool {
       const queue: { dir: string; into: Entry[]; level: number }[] = [{ dir, into: top, level: 1 }]
       let count = 0
       let isCut = false
+      const credentials = homePathsUnder(root)
       for (let next = 0; next < queue.length && !isCut; next++) {
         ctx.signal.throwIfAborted()
         const item = queue[next]
@@ -83,9 +86,12 @@ export function listTool(): Tool {
           const child: Entry = { label: labelOf(entry), children: [] }
           item.into.push(child)
           count++
-          if (entry.isDirectory() && item.level < depth) {
+          const childDir = join(item.dir, entry.name)
+          // A credential store of the home folder is shown, not opened (unless named: asked).
+          const isSecret = credentials.size > 0 && credentials.has(projectRelative(root, childDir))
+          if (entry.isDirectory() && item.level < depth && !isSecret) {
             queue.push({
-              dir: join(item.dir, entry.name),
+              dir: childDir,
               into: child.children,
               level: item.level + 1,
             })

@@ -7,6 +7,7 @@ import { readStable } from '../file-ledger.js'
 import { defineTool, ToolError } from '../types.js'
 import type { Tool } from '../types.js'
 import {
+  assessRead,
   handleStamp,
   looksBinary,
   openRegularFile,
@@ -78,6 +79,7 @@ export function readTool(): Tool {
     kind: 'read',
     isConcurrencySafe: () => true,
     describe: ({ path }) => `read ${path}`,
+    assess: ({ path }, { projectDir }) => assessRead(projectDir, path),
     async run({ path, offset = 1, limit = DEFAULT_READ_LIMIT }, ctx) {
       const file = resolveInsideProject(ctx.projectDir, path)
       const shown = projectRelative(ctx.projectDir, file)

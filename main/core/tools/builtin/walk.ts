@@ -1,6 +1,7 @@
 /**
  * The project walker behind `glob` and the pure-JS `grep`: a depth-first walk that honours the
- * project's .gitignore files (every level, plus `.git/info/exclude`), never enters `.git`, and
+ * project's .gitignore files (every level, plus `.git/info/exclude`), never enters `.git` nor,
+ * in a project that is or holds the home folder, its credential stores (`home-files.ts`), and
  * never follows a symlink, so nothing it yields can lie outside the project folder. Each folder
  * is opened from its verified parent without following a link (`workspace/confined.ts`) and
  * listed and read through that descriptor, so a folder swapped for a link while the walk runs
@@ -16,6 +17,7 @@ import {
   openFolderInsideSync,
 } from '../../workspace/confined.js'
 import type { Folder } from '../../workspace/confined.js'
+import { homePathsUnder } from '../home-files.js'
 import { ToolError } from '../types.js'
 
 /** Files a walk yields before it stops and says so with `isTruncated`. */
@@ -88,6 +90,7 @@ export async function walkProject(options: WalkOptions, visit: WalkVisitor): Pro
       signal.throwIfAborted()
       if (entry.name === '.git') continue
       const path = folder === '' ? entry.name : `${folder}/${entry.name}`
+      if (rules.isCredential(path)) continue
       const kind = await entryKind(entry, dir.entry(entry.name))
       if (kind === 'folder') {
         if (options.skipFolder?.(path) === true || isIgnoredBy(levels, path, true)) continue
@@ -199,8 +202,19 @@ interface IgnoreLevel {
  */
 export class IgnoreRules {
   private readonly cache = new Map<string, Promise<readonly IgnoreLevel[]>>()
+  private readonly credentials: ReadonlySet<string>
 
-  constructor(private readonly root: string) {}
+  constructor(private readonly root: string) {
+    this.credentials = homePathsUnder(root)
+  }
+
+  /**
+   * Whether the project-relative `path` is a credential store of the home folder (a project that
+   * is or holds it): never entered nor searched, unless a call names it (then it is asked).
+   */
+  isCredential(path: string): boolean {
+    return this.credentials.size > 0 && this.credentials.has(path)
+  }
 
   levelsFor(folder: string): Promise<readonly IgnoreLevel[]> {
     let levels = this.cache.get(folder)
@@ -213,13 +227,15 @@ export class IgnoreRules {
 
   /**
    * Whether a walk from the folder `start` would reach the file `path` (both project-relative):
-   * no folder between them and not the file itself is ignored, and none is `.git`.
+   * no folder between them and not the file itself is ignored, and none is `.git` or a credential
+   * store of the home folder.
    */
   async reaches(start: string, path: string): Promise<boolean> {
     const parts = path.split('/')
     const first = start === '' ? 0 : start.split('/').length
     for (let i = first; i < parts.length; i++) {
       if (parts[i] === '.git') return false
+      if (this.isCredential(parts.slice(0, i + 1).join('/'))) return false
       const levels = await this.levelsFor(parts.slice(0, i).join('/'))
       if (isIgnoredBy(levels, parts.slice(0, i + 1).join('/'), i < parts.length - 1)) return false
     }
