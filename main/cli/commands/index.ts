@@ -35,6 +35,10 @@ export const COMMANDS: readonly CliCommand[] = [
         text: "Trust the project's .mcp.json as it is now and start its MCP servers (without it, a terminal is asked; piped, they stay off).",
       },
       {
+        flag: '--allow-home',
+        text: 'Work in a project folder that is or holds your home folder (without it, a terminal is asked; piped, the run does not start).',
+      },
+      {
         flag: '--context-window N',
         text: "The model's context in tokens (default: what the server reports, else contextWindow in config.json); compaction starts at 80% of it.",
       },

@@ -28,6 +28,7 @@ export const OPTIONS = {
   json: { type: 'boolean' },
   scan: { type: 'boolean' },
   'trust-project-mcp': { type: 'boolean' },
+  'allow-home': { type: 'boolean' },
   'code-mode': { type: 'boolean' },
   approval: { type: 'string' },
   at: { type: 'string' },

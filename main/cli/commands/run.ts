@@ -1,7 +1,9 @@
+import { resolve } from 'node:path'
 import { ensureHome } from '../../core/host/home.js'
 import { loadConfig } from '../../core/host/settings/config.js'
 import { isApprovalMode } from '../../core/tools/approvals.js'
 import { databasePath } from '../../core/store/index.js'
+import { checkHomeProject } from '../home-project.js'
 import { runPrompt } from '../run.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
@@ -24,6 +26,11 @@ export async function run(
   if (!isApprovalMode(approval)) {
     throw new UsageError(`--approval must be ask, auto-edit or full-auto, not "${approval}"`)
   }
+  await checkHomeProject(resolve(values.project ?? '.'), {
+    allowed: values['allow-home'] ?? false,
+    input: process.stdin.isTTY ? process.stdin : undefined,
+    err: (text) => process.stderr.write(text),
+  })
   const outcome = await withStoreAsync(databasePath(home), (store) =>
     runPrompt({
       store,
