@@ -89,7 +89,7 @@ export function openRegularFile(path: string, maxBytes: number): OpenedFile {
     }
     if (stat.size > maxBytes) {
       throw new ImportRefused(
-        `${path} holds ${mib(stat.size)} MiB; an import reads at most ${mib(maxBytes)} MiB, more than any session file holds`,
+        `${path} holds ${stat.size.toLocaleString('en-US')} bytes, more than the ${mib(maxBytes)} MiB an import reads at most; no session file is that large`,
       )
     }
     return { fd, stat }
