@@ -64,8 +64,9 @@ export default defineConfig({
           index: r('main/index.ts'),
           // Code mode's worker thread, found by main/core/tools/code/sandbox.ts next to index.js.
           'code-worker': r('main/core/tools/code/worker.ts'),
-          // The `bridle` command (package.json "bin"): the CLI, bundled like the app's main.
-          cli: r('main/cli/bin.ts'),
+          // The `bridle` command (package.json "bin"): the CLI, bundled like the app's main. Its
+          // first file checks the Node version and only then imports the rest (entry.ts).
+          cli: r('main/cli/entry.ts'),
         },
         // Every file of the main bundle in one folder, chunks too: the code that starts the
         // worker finds it beside its own file, wherever the bundler puts that code.

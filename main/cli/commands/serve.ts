@@ -1,12 +1,12 @@
-import { existsSync, statSync } from 'node:fs'
-import { join, resolve as resolvePath } from 'node:path'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { dispatchCall } from '../../core/host/index.js'
 import type { BootOptions } from '../../core/host/index.js'
 import { startServe } from '../serve.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
-import { parseCount, parsePort } from './options.js'
+import { parseContextWindow, parseFolder, parsePort } from './options.js'
 import type { OptionValues } from './options.js'
 
 /** The built renderer beside the bundle's folder, when this runs as `out/main/*.js` (`bridle`). */
@@ -24,10 +24,8 @@ function defaultRendererDir(): string {
  * SIGTERM or SIGHUP, with `--project` opened first and `--base-url` as the default endpoint.
  */
 export async function run({ values }: CommandArgs, { bootHost }: CommandContext): Promise<number> {
-  const project = values.project === undefined ? undefined : resolvePath(values.project)
-  if (project !== undefined && !statSync(project, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new UsageError(`--project ${values.project ?? ''} is not a folder`)
-  }
+  const project =
+    values.project === undefined ? undefined : parseFolder('--project', values.project)
   const host = await bootHost(modelOverride(values))
   if (project !== undefined) {
     // Through the contract like any client; a failure is reported, the UI can still open one.
@@ -74,7 +72,7 @@ function modelOverride(values: OptionValues): Pick<BootOptions, 'modelOverride'>
       ...(values['api-key-env'] === undefined ? {} : { apiKeyEnv: values['api-key-env'] }),
       ...(values['context-window'] === undefined
         ? {}
-        : { contextWindow: parseCount('--context-window', values['context-window']) }),
+        : { contextWindow: parseContextWindow(values['context-window']) }),
     },
   }
 }

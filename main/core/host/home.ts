@@ -1,15 +1,15 @@
 import { mkdirSync, statSync, chmodSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 
 /**
- * Where Bridle keeps its data: `BRIDLE_HOME` when set, else the given default (Electron's
- * userData folder in the app, `~/.bridle` for the CLI).
+ * Where Bridle keeps its data, always an absolute path: `BRIDLE_HOME` when set, else the given
+ * default (Electron's userData folder in the app, `~/.bridle` for the CLI); a relative one is
+ * taken against the current folder.
  */
 export function resolveHome(env: NodeJS.ProcessEnv, fallback = join(homedir(), '.bridle')): string {
   const fromEnv = env['BRIDLE_HOME']?.trim()
-  if (fromEnv) return isAbsolute(fromEnv) ? fromEnv : resolve(fromEnv)
-  return fallback
+  return resolve(fromEnv || fallback)
 }
 
 /**
