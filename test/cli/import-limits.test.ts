@@ -27,7 +27,6 @@ import { IMPORT_LIMITS } from '../../main/core/import/index.js'
 import { cliArgv } from '../fixtures/cli.js'
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'import')
-const MIB = 1024 * 1024
 /** What the CLI may use at most while refusing: far below any file it was given. */
 const MAX_RSS_MB = 300
 /** How long a refusal may take: the CLI's own start (tsx) is most of it. */
