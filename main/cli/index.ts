@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { resolveHome } from '../core/host/home.js'
 import { UsageError } from './commands/command.js'
@@ -38,12 +39,8 @@ const HELP_WIDTH = 95
  * ends with into an exit code. The help is generated from the same table, and loads neither.
  */
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: OPTIONS,
-  })
+  absoluteHomeVariable(process.env)
+  const { values, positionals } = parseCommandLine(argv)
   // `bridle --version` names no command: asked before the help, which no command means.
   if (values.version) {
     process.stdout.write(`${readVersion()}\n`)
@@ -54,16 +51,49 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(helpText())
     return 0
   }
-  const home = values.home ?? resolveHome(process.env)
-  const command = COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name))
-  if (command === undefined) {
-    throw new UsageError(`unknown command "${name}"; run \`bridle --help\` for the list`)
-  }
+  if (values.home?.trim() === '') throw new UsageError('--home needs a folder')
+  const home = resolve(values.home ?? resolveHome(process.env))
+  const command = findCommand(name)
+  if (command === undefined) throw unknownCommand(name)
   const [{ run }, { commandContext }] = await Promise.all([command.load(), import('./context.js')])
   return await run(
     { positionals: positionals.slice(1), values },
     commandContext(home, readVersion()),
   )
+}
+
+/**
+ * The options and words of the command line. An option unknown to every command is a usage
+ * error, unless the command itself is unknown: then that is the error, said first.
+ */
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS })
+  } catch (error) {
+    const name = parseArgs({ args: argv, allowPositionals: true, strict: false, options: OPTIONS })
+      .positionals[0]
+    if (name !== undefined && name !== 'help' && findCommand(name) === undefined)
+      throw unknownCommand(name)
+    throw error
+  }
+}
+
+function findCommand(name: string): CliCommand | undefined {
+  return COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name))
+}
+
+function unknownCommand(name: string): UsageError {
+  const names = COMMANDS.map((entry) => entry.name).join(', ')
+  return new UsageError(`unknown command "${name}"; the commands are ${names}`)
+}
+
+/**
+ * A relative `HOME` is taken against the current folder, once, here: the sandbox, the data
+ * folder's default and the tools' home checks all need an absolute one.
+ */
+function absoluteHomeVariable(env: NodeJS.ProcessEnv): void {
+  const home = env['HOME']
+  if (home !== undefined && home !== '' && !isAbsolute(home)) env['HOME'] = resolve(home)
 }
 
 function readVersion(): string {

@@ -8,7 +8,7 @@ import { runPrompt } from '../run.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
 import { launchEnvironment } from '../launch-env.js'
-import { modelFlags, parseCount } from './options.js'
+import { modelFlags, parseContextWindow, parseCount, parseFolder } from './options.js'
 
 /**
  * `bridle run "prompt"`: one turn (`../run.ts`). Exits 0 when it completes, 130 when the user
@@ -21,6 +21,11 @@ export async function run(
   const prompt = positionals.join(' ')
   if (prompt.trim() === '')
     throw new UsageError('run needs a prompt, e.g. bridle run "explain this repo"')
+  const projectDir = parseFolder('--project', values.project ?? '.')
+  const contextWindow =
+    values['context-window'] === undefined
+      ? undefined
+      : parseContextWindow(values['context-window'])
   const config = loadConfig(ensureHome(home))
   const approval = values.approval ?? config.approval
   if (!isApprovalMode(approval)) {
@@ -36,7 +41,7 @@ export async function run(
       store,
       config,
       prompt,
-      projectDir: values.project ?? process.cwd(),
+      projectDir,
       json: values.json ?? false,
       dataDir: home,
       approval,
@@ -52,9 +57,7 @@ export async function run(
       ...(values['max-steps'] === undefined
         ? {}
         : { maxSteps: parseCount('--max-steps', values['max-steps']) }),
-      ...(values['context-window'] === undefined
-        ? {}
-        : { contextWindow: parseCount('--context-window', values['context-window']) }),
+      ...(contextWindow === undefined ? {} : { contextWindow }),
     }),
   )
   if (outcome.reason === 'completed') return 0
