@@ -23,9 +23,16 @@ export const McpStdioServer = z
     type: z.literal('stdio').optional(),
     command: z.string().min(1),
     args: z.array(z.string()).optional(),
-    /** Added to a minimal inherited environment (PATH, HOME, …), never the harness's keys. */
+    /**
+     * Added to a minimal inherited environment (PATH, HOME, …), never the harness's keys: a key
+     * reaches the server only when named here (`"OPENAI_API_KEY": "${OPENAI_API_KEY}"`).
+     */
     env: z.record(z.string(), z.string()).optional(),
-    /** Where it runs: absolute, or relative to the project folder; default the project folder. */
+    /**
+     * Where it runs. A project's server (`.mcp.json`): absolute, or relative to the project;
+     * default the project. A user's (config.json): absolute, or relative to the home folder;
+     * default the home folder, never the project.
+     */
     cwd: z.string().min(1).optional(),
     ...Common,
   })

@@ -122,6 +122,13 @@ export function expandVariables(value: string, env: NodeJS.ProcessEnv, where: st
   })
 }
 
+/** The names of the variables `value` refers to (`${NAME}`, `${NAME:-fallback}`), in order. */
+export function variablesIn(value: string): string[] {
+  return [...value.matchAll(VARIABLE)].flatMap((match) =>
+    match[1] === undefined ? [] : [match[1]],
+  )
+}
+
 /** Every value of a record expanded; `where` names the field for the error. */
 export function expandRecord(
   record: Readonly<Record<string, string>> | undefined,
@@ -134,7 +141,10 @@ export function expandRecord(
   return out
 }
 
-/** The folder a stdio server runs in: its `cwd` (relative to the project), else the project. */
+/**
+ * The folder a project's stdio server runs in: its `cwd` (relative to the project), else the
+ * project. A user's server runs elsewhere (`userServerCwd` in launch.ts).
+ */
 export function serverCwd(config: McpServerConfig, projectDir: string): string {
   if (!('command' in config) || config.cwd === undefined) return projectDir
   return isAbsolute(config.cwd) ? config.cwd : resolve(projectDir, config.cwd)

@@ -38,6 +38,7 @@ export class McpManager {
     const server = new McpServer({
       name: entry.name,
       config: entry.config,
+      scope: entry.scope,
       projectDir,
       env: this.opts.env,
       clientVersion: this.opts.clientVersion,

@@ -15,12 +15,16 @@ import {
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   ErrorCode,
+  ListRootsRequestSchema,
   McpError,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { McpServerConfig, McpState } from '../../../protocol/mcp.js'
-import { expandRecord, expandVariables, serverCwd } from './config.js'
+import { basename } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { McpScope, McpServerConfig, McpState } from '../../../protocol/mcp.js'
+import { expandRecord, expandVariables } from './config.js'
+import { stdioLaunch } from './launch.js'
 import { GroupStdioTransport, McpGarbageError, TextTail } from './stdio-transport.js'
 import { resultText } from './result-text.js'
 
@@ -57,22 +61,12 @@ export interface McpServerResource {
   readonly mimeType?: string
 }
 
-/** The environment a local server gets besides its own `env`: enough to run, no secrets. */
-const INHERITED_ENV = [
-  'HOME',
-  'LOGNAME',
-  'PATH',
-  'SHELL',
-  'TERM',
-  'USER',
-  'LANG',
-  'LC_ALL',
-  'TMPDIR',
-]
-
 export interface ServerOptions {
   readonly name: string
   readonly config: McpServerConfig
+  /** Whose entry it is: a user's server does not run in the project (see launch.ts). */
+  readonly scope: McpScope
+  /** The project the sessions work in: a project server's folder, every server's root. */
   readonly projectDir: string
   /** Where `${VAR}` values and the inherited variables come from. */
   readonly env: NodeJS.ProcessEnv
@@ -313,7 +307,16 @@ export class McpServer {
     } catch (error) {
       throw this.failed(messageOf(error))
     }
-    const client = new Client({ name: 'bridle', version: this.opts.clientVersion })
+    const client = new Client(
+      { name: 'bridle', version: this.opts.clientVersion },
+      { capabilities: { roots: {} } },
+    )
+    // The project is given as a root, so a server that works on it need not run in it.
+    const root = {
+      uri: pathToFileURL(this.opts.projectDir).href,
+      name: basename(this.opts.projectDir),
+    }
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }))
     client.onerror = (error) => {
       if (error instanceof McpGarbageError) this.endedBecause = error.message
     }
@@ -338,18 +341,12 @@ export class McpServer {
   }
 
   private transport(): Transport {
-    const { config, env, projectDir, name } = this.opts
-    if ('command' in config) {
-      const inherited: NodeJS.ProcessEnv = {}
-      for (const key of INHERITED_ENV) if (env[key] !== undefined) inherited[key] = env[key]
+    const { config, env, projectDir, name, scope } = this.opts
+    if ('command' in config)
       return new GroupStdioTransport({
-        command: expandVariables(config.command, env, `${name}.command`),
-        args: (config.args ?? []).map((arg, i) => expandVariables(arg, env, `${name}.args[${i}]`)),
-        env: { ...inherited, ...expandRecord(config.env, env, `${name}.env`) },
-        cwd: serverCwd(config, projectDir),
+        ...stdioLaunch({ name, scope, config, projectDir, env }),
         stderr: this.stderr,
       })
-    }
     const url = new URL(expandVariables(config.url, env, `${name}.url`))
     const requestInit = { headers: expandRecord(config.headers, env, `${name}.headers`) }
     return config.type === 'sse'

@@ -20,7 +20,14 @@ function folder(): string {
 }
 
 function server(config: McpServerConfig, dir: string, env: NodeJS.ProcessEnv = process.env) {
-  const made = new McpServer({ name: 'fixture', config, projectDir: dir, env, clientVersion: '0' })
+  const made = new McpServer({
+    name: 'fixture',
+    config,
+    scope: 'project',
+    projectDir: dir,
+    env,
+    clientVersion: '0',
+  })
   cleanups.push(() => made.stop())
   return made
 }
@@ -74,6 +81,7 @@ describe('an MCP server over stdio', () => {
     const s = new McpServer({
       name: 'fixture',
       config: fixtureServer({ log }),
+      scope: 'project',
       projectDir: dir,
       env: process.env,
       clientVersion: '0',
@@ -145,6 +153,7 @@ describe('an MCP server over stdio', () => {
     const s = new McpServer({
       name: 'broken',
       config: fixtureServer({ flags: ['--fail-start'] }),
+      scope: 'project',
       projectDir: dir,
       env: process.env,
       clientVersion: '0',
@@ -185,7 +194,7 @@ describe('an MCP server over stdio', () => {
       { ...process.env, BRIDLE_TEST_GREETING: 'hello', OPENAI_API_KEY: 'sk-secret' },
     )
     await s.ensure()
-    // The fixture writes notes in its cwd: the project folder.
+    // The fixture writes notes in its cwd: a project server's is the project folder.
     await s.call('write_note', { name: 'n', text: 'x' }, signal())
     expect(readFileSync(join(dir, 'notes', 'n.txt'), 'utf8')).toBe('x')
   })

@@ -56,9 +56,14 @@ const FORCED: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: '0',
 }
 
+/** Whether `name` says its variable holds a credential (`*_API_KEY`, `*_TOKEN`, `SSH_AUTH_SOCK`). */
+export function looksLikeCredential(name: string): boolean {
+  return SECRET_NAME.test(name)
+}
+
 /** Whether `name` from the base environment may reach a command. */
 export function isPassedThrough(name: string): boolean {
-  if (SECRET_NAME.test(name)) return false
+  if (looksLikeCredential(name)) return false
   return ALLOWED_NAMES.has(name) || ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix))
 }
 
