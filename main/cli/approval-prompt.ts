@@ -1,13 +1,14 @@
 import { createInterface } from 'node:readline'
 import type { ApprovalChannel, ApprovalDecision } from '../core/tools/approvals.js'
+import { approvalQuestion } from './approval-question.js'
 
 /**
- * Asks on the terminal whether a call may run. Shows exactly what will run and why it needs care,
- * then reads one answer line: `y` allow once, `a` always allow (the pattern or path shown), `e`
- * always allow exactly this command (when offered), `n` deny,
- * optionally followed by a reason the model will see (`n use the test script`). Questions are
- * asked one at a time. When input ends, nobody can answer: the call is refused as having no
- * approval channel, never allowed.
+ * Asks on the terminal whether a call may run. Shows exactly what will run and why it needs care
+ * (`approvalQuestion`: every argument, escaped, so no text in it can pose as another), then
+ * reads one answer line: `y` allow once, `a` always allow (the pattern or path shown), `e` always
+ * allow exactly this command (when offered), `n` deny, optionally followed by a reason the model
+ * will see (`n use the test script`). Questions are asked one at a time. When input ends, nobody
+ * can answer: the call is refused as having no approval channel, never allowed.
  */
 export function terminalApprovals(
   input: NodeJS.ReadableStream,
@@ -49,16 +50,7 @@ export function terminalApprovals(
   const channel: ApprovalChannel = (request, signal) => {
     const ask = async (): Promise<ApprovalDecision> => {
       const [general, exact] = request.grantOptions ?? []
-      const choices = [
-        '[y] allow once',
-        ...(general === undefined ? [] : [`[a] always allow "${shown(general)}"`]),
-        ...(exact === undefined ? [] : [`[e] always allow exactly "${shown(exact)}"`]),
-        '[n] deny (add a reason after n)',
-      ]
-      const warnings = (request.warnings ?? []).map((warning) => `  ! ${warning}\n`).join('')
-      write(
-        `\n? ${request.tool} needs your approval:\n    ${request.description.split('\n').join('\n    ')}\n${warnings}  ${choices.join('  ')}\n> `,
-      )
+      write(approvalQuestion(request, general, exact))
       for (;;) {
         const line = await nextLine(signal)
         if (signal.aborted) throw new Error('cancelled')
@@ -77,9 +69,6 @@ export function terminalApprovals(
   // Closing the reader lets the process exit; stdin itself stays open for whoever owns it.
   return { channel, close: () => lines.close() }
 }
-
-/** A grant of several patterns (one per program of the line) shown on one line. */
-const shown = (grant: string) => grant.split('\n').join('" and "')
 
 function parseAnswer(
   line: string,

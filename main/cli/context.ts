@@ -4,6 +4,7 @@ import type { Store } from '../core/store/index.js'
 import { sandboxProbeFile } from '../core/host/cache-dir.js'
 import type { CommandContext } from './commands/command.js'
 import { launchEnvironment } from './launch-env.js'
+import { writeOut } from './terminal.js'
 
 /**
  * What every command gets: the data folder and the ways to open it. Loaded by the dispatcher only
@@ -13,7 +14,7 @@ export function commandContext(home: string, version: string): CommandContext {
   return {
     home,
     version,
-    print: (line) => process.stdout.write(`${line}\n`),
+    print: (line) => writeOut(`${line}\n`),
     bootHost: async (extra) => {
       const { boot, runtimeVersions } = await import('../core/host/index.js')
       return boot({

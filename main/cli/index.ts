@@ -7,6 +7,7 @@ import { UsageError } from './commands/command.js'
 import type { CliCommand } from './commands/command.js'
 import { COMMANDS } from './commands/index.js'
 import { OPTIONS } from './commands/options.js'
+import { writeErr, writeOut } from './terminal.js'
 
 const HELP_HEAD = `Bridle: a desktop agent harness whose event log is the truth.
 
@@ -43,12 +44,12 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine(argv)
   // `bridle --version` names no command: asked before the help, which no command means.
   if (values.version) {
-    process.stdout.write(`${readVersion()}\n`)
+    writeOut(`${readVersion()}\n`)
     return 0
   }
   const name = positionals[0] ?? 'help'
   if (values.help || name === 'help') {
-    process.stdout.write(helpText())
+    writeOut(helpText())
     return 0
   }
   if (values.home?.trim() === '') throw new UsageError('--home needs a folder')
@@ -155,8 +156,8 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     const isUsage =
       error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    process.stderr.write(`bridle: ${error instanceof Error ? error.message : String(error)}\n`)
-    if (isUsage) process.stderr.write('Run `bridle --help` for usage.\n')
+    writeErr(`bridle: ${error instanceof Error ? error.message : String(error)}\n`)
+    if (isUsage) writeErr('Run `bridle --help` for usage.\n')
     process.exitCode = isUsage ? 2 : 1
   },
 )

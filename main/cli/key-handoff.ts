@@ -31,6 +31,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { secretsFromEnv } from '../core/export/redact.js'
 import { resolveHome } from '../core/host/home.js'
 import { rememberLaunchVariables } from './launch-env.js'
+import { writeErr } from './terminal.js'
 
 /** The variable naming the socket the keys wait on, in the environment of the exec'd process. */
 export const HANDOFF_VARIABLE = 'BRIDLE_KEY_HANDOFF'
@@ -99,7 +100,7 @@ export async function leaveKeysOutOfEnvironment(): Promise<void> {
   rememberLaunchVariables(values)
   if (process.execve === undefined) return
   const problem = execWithout(values, process.execve.bind(process))
-  process.stderr.write(
+  writeErr(
     `bridle: warning: could not restart without the API keys in the environment (${problem}); a command can read them in /proc/${process.pid}/environ\n`,
   )
 }

@@ -6,6 +6,7 @@ import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
 import { launchEnvironment } from '../launch-env.js'
 import { modelFlags } from './options.js'
+import { writeErr } from '../terminal.js'
 
 /**
  * `bridle compact <sessionId>`: compaction now (`../compact.ts`); prints the checkpoint and how
@@ -30,7 +31,7 @@ export async function run(
     }),
   )
   if (!result.ok) {
-    process.stderr.write(`bridle: ${result.code}: ${result.message}\n`)
+    writeErr(`bridle: ${result.code}: ${result.message}\n`)
     return result.code === 'CANCELLED' ? 130 : 1
   }
   print(

@@ -11,6 +11,7 @@ import { SnapshotStore } from '../../core/workspace/snapshot.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
 import { launchEnvironment } from '../launch-env.js'
+import { writeData } from '../terminal.js'
 
 const FORMATS = ['jsonl', ...TRANSCRIPT_FORMATS] as const
 type Format = (typeof FORMATS)[number]
@@ -32,7 +33,7 @@ export function run(
         ? chunked(exportLines(store, sessionId))
         : [exportTranscript(store, sessionId, format, transcriptOptions(home)).text]
     if (values.out === undefined) {
-      for (const chunk of chunks) process.stdout.write(chunk)
+      for (const chunk of chunks) writeData(chunk)
     } else {
       writeFileAtomic(values.out, chunks)
     }

@@ -1,5 +1,6 @@
 import { dispatchCall } from '../../core/host/index.js'
 import type { CommandArgs, CommandContext } from './command.js'
+import { writeOut } from '../terminal.js'
 
 /** `bridle info`: the app info (`app/info` through the contract) as JSON. */
 export async function run(_args: CommandArgs, { bootHost }: CommandContext): Promise<number> {
@@ -7,6 +8,6 @@ export async function run(_args: CommandArgs, { bootHost }: CommandContext): Pro
   const result = await dispatchCall(host, 'app/info', {}, { transport: 'in-process' })
   await host.close()
   if (!result.ok) throw new Error(result.error.message)
-  process.stdout.write(`${JSON.stringify(result.value, null, 2)}\n`)
+  writeOut(`${JSON.stringify(result.value, null, 2)}\n`)
   return 0
 }

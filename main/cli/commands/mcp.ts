@@ -9,6 +9,7 @@ import type { McpServerView } from '../../../protocol/mcp.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
 import { launchEnvironment } from '../launch-env.js'
+import { writeErr } from '../terminal.js'
 
 /**
  * `bridle mcp list | test <name> | trust`: the MCP servers a session in this project would use.
@@ -27,7 +28,7 @@ export async function run(
   const trust = new McpTrust(home)
   const project = projectMcp(loadConfig(home), projectDir, trust)
   if (project.file.kind === 'invalid')
-    process.stderr.write(`bridle: ${project.file.path} is not used: ${project.file.reason}\n`)
+    writeErr(`bridle: ${project.file.path} is not used: ${project.file.reason}\n`)
   switch (action) {
     case 'list':
       return list(project.entries, projectDir, context, values.json === true)

@@ -3,6 +3,7 @@ import { restoreCommand } from '../restore.js'
 import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
 import { parseCount } from './options.js'
+import { writeErr } from '../terminal.js'
 
 /**
  * `bridle restore <sessionId> <seq> [--force]` / `--undo` (`../restore.ts`): prints what changed;
@@ -29,7 +30,7 @@ export async function run(
     }),
   )
   if (!outcome.ok) {
-    process.stderr.write(
+    writeErr(
       [
         `bridle: ${outcome.drifted.length} file(s) changed outside Bridle since the session last saw them:`,
         ...outcome.drifted.map((path) => `  ${path}`),

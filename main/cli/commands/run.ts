@@ -9,6 +9,7 @@ import { UsageError } from './command.js'
 import type { CommandArgs, CommandContext } from './command.js'
 import { launchEnvironment } from '../launch-env.js'
 import { modelFlags, parseContextWindow, parseCount, parseFolder } from './options.js'
+import { writeErr, writeOut } from '../terminal.js'
 
 /**
  * `bridle run "prompt"`: one turn (`../run.ts`). Exits 0 when it completes, 130 when the user
@@ -34,7 +35,7 @@ export async function run(
   await checkHomeProject(resolve(values.project ?? '.'), {
     allowed: values['allow-home'] ?? false,
     input: process.stdin.isTTY ? process.stdin : undefined,
-    err: (text) => process.stderr.write(text),
+    err: writeErr,
   })
   const outcome = await withStoreAsync(databasePath(home), (store) =>
     runPrompt({
@@ -50,8 +51,8 @@ export async function run(
       version,
       trustProjectMcp: values['trust-project-mcp'] ?? false,
       codeMode: values['code-mode'] ?? false,
-      out: (text) => process.stdout.write(text),
-      err: (text) => process.stderr.write(text),
+      out: (text) => writeOut(text),
+      err: (text) => writeErr(text),
       ...(values.session === undefined ? {} : { sessionId: values.session }),
       ...modelFlags(values),
       ...(values['max-steps'] === undefined
@@ -61,7 +62,7 @@ export async function run(
     }),
   )
   if (outcome.reason === 'completed') return 0
-  process.stderr.write(
+  writeErr(
     `bridle: the turn ended: ${outcome.reason}${outcome.error ? ` (${outcome.error.code}: ${outcome.error.message})` : ''}\n`,
   )
   return outcome.reason === 'cancelled' ? 130 : outcome.reason === 'interrupted' ? 143 : 1
