@@ -377,9 +377,15 @@ export const methods = {
 
   'project/open': {
     description:
-      'Opens a project folder: the given path, or (in the app, without a path) a folder picker. `project: null` when the picker was cancelled.',
-    params: z.object({ path: z.string().min(1).max(4096).optional() }).strict(),
-    result: z.object({ project: Project.nullable() }),
+      'Opens a project folder: the given path, or (in the app, without a path) a folder picker. `project: null` when the picker was cancelled. A folder that is or holds the home folder is not opened unless `allowHome`: `homeWarning` says why, for the user to confirm.',
+    params: z
+      .object({ path: z.string().min(1).max(4096).optional(), allowHome: z.boolean().optional() })
+      .strict(),
+    result: z.object({
+      project: Project.nullable(),
+      /** The folder holds the home folder: not opened; open `path` with `allowHome` if the user agrees. */
+      homeWarning: z.object({ path: z.string(), message: z.string() }).optional(),
+    }),
   },
   'project/recent': {
     description: 'Recently opened project folders, newest first (missing folders left out).',

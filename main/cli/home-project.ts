@@ -6,7 +6,7 @@
  * it does not start unless `--allow-home` says the user meant it.
  */
 import { createInterface } from 'node:readline/promises'
-import { containsHome } from '../core/tools/home-files.js'
+import { containsHome, homeProjectWarning } from '../core/tools/home-files.js'
 import { UsageError } from './commands/command.js'
 
 export interface HomeProjectCheck {
@@ -27,10 +27,7 @@ export async function checkHomeProject(
   { allowed, input, err }: HomeProjectCheck,
 ): Promise<void> {
   if (!containsHome(projectDir)) return
-  err(
-    `bridle: warning: the project folder ${projectDir} is your home folder or holds it, so the agent can see all your files. ` +
-      'Reading credentials (.ssh, .aws, .gnupg, ...) and changing shell start-up files (.bashrc, .profile, ...) are asked first and searches leave credentials out, but everything else counts as project data.\n',
-  )
+  err(`bridle: warning: ${homeProjectWarning(projectDir)}\n`)
   if (allowed) return
   if (input !== undefined) {
     const prompt = createInterface({ input, output: process.stderr, terminal: false })

@@ -148,6 +148,14 @@ export function homePathsUnder(
   return paths
 }
 
+/** Why a project in `dir`, which holds the home folder, needs the user's yes (CLI and app alike). */
+export function homeProjectWarning(dir: string): string {
+  return (
+    `The project folder ${dir} is your home folder or holds it, so the agent can see all your files. ` +
+    "Reading credentials (.ssh, .aws, .gnupg, ...) and changing shell start-up files (.bashrc, .profile, ...) are asked first and searches leave credentials out, but everything else counts as project data. Open a project's own folder instead if you can."
+  )
+}
+
 /** `home` as given and as its real path (they differ when it is reached through a link). */
 function homeSpellings(home: string): string[] {
   const given = resolve(home)

@@ -79,8 +79,11 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
       await Promise.all([loadSettings(), loadProjects()])
     },
 
-    async openProject(path) {
-      const result = await call('project/open', path === undefined ? {} : { path })
+    async openProject(path, allowHome) {
+      const result = await call('project/open', {
+        ...(path === undefined ? {} : { path }),
+        ...(allowHome === true ? { allowHome } : {}),
+      })
       if (!result.ok) {
         const message =
           result.error.code === 'UNSUPPORTED'
@@ -89,7 +92,14 @@ export function initialState(set: SetState, get: () => ShellState, ops: StoreOps
         set({ notice: `Could not open the project: ${message}` })
         return
       }
-      const { project } = result.value
+      const { project, homeWarning } = result.value
+      // The home folder (or `/`) opens only once the user read why it is not a project.
+      if (homeWarning !== undefined) {
+        if (window.confirm(`${homeWarning.message}\n\nOpen it anyway?`)) {
+          await get().openProject(homeWarning.path, true)
+        }
+        return
+      }
       if (!project) return
       set({ projects: [project, ...get().projects.filter((p) => p.path !== project.path)] })
       get().selectProject(project.path)

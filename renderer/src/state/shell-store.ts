@@ -106,7 +106,11 @@ export interface ShellState {
   readonly notice: string | undefined
 
   readonly start: () => Promise<void>
-  readonly openProject: (path?: string) => Promise<void>
+  /**
+   * Opens a folder (the picker without `path`); one that is or holds the home folder is opened
+   * only after the user confirms the warning, or with `allowHome`.
+   */
+  readonly openProject: (path?: string, allowHome?: boolean) => Promise<void>
   readonly selectProject: (path: string) => void
   readonly loadMoreSessions: () => Promise<void>
   readonly setSearch: (query: string) => Promise<void>

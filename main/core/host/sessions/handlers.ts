@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createRedactor, exportTranscript } from '../../export/index.js'
 import { LogError } from '../../log/errors.js'
 import { StoreError } from '../../store/index.js'
+import { containsHome, homeProjectWarning } from '../../tools/home-files.js'
 import { SnapshotStore } from '../../workspace/snapshot.js'
 import { HostError } from '../host.js'
 import type { HostHandlers } from '../host.js'
@@ -58,10 +59,15 @@ export function sessionHandlers(ctx: HostContext, deps: SessionDeps): HandlerGro
   }
 
   const handlers: HandlerGroup<SessionMethods> = {
-    'project/open': async ({ path }) => {
+    'project/open': async ({ path, allowHome }) => {
       const chosen = path ?? (await pickFolder(ctx))
       if (chosen === undefined) return { project: null }
-      return { project: recent.record(resolveProjectDir(chosen)) }
+      const dir = resolveProjectDir(chosen)
+      // The home folder (or `/`) is opened only once the user saw why it is not a project.
+      if (allowHome !== true && containsHome(dir, deps.userHome ?? homedir())) {
+        return { project: null, homeWarning: { path: dir, message: homeProjectWarning(dir) } }
+      }
+      return { project: recent.record(dir) }
     },
     'project/recent': ({ limit }) => ({ projects: recent.list(limit ?? 10) }),
 
