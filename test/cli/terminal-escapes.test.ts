@@ -114,7 +114,6 @@ describe('bridle on a terminal: outside text is shown, never acted on', () => {
       'y\ny\ny\ny\n',
     )
     const shown = run.bytes.toString('utf8')
-    if (process.env.SHOW_PTY) console.log(shown)
     expect(run.code, shown).toBe(0)
     expect(actingBytes(run.bytes), shown).toEqual([])
     // The answer: every control shown as an escape, the fake prompt shown as plain text.
