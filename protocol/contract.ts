@@ -954,3 +954,13 @@ export const WireMessage = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('notify'), topic: z.string(), payload: z.unknown() }),
 ])
 export type WireMessage = z.infer<typeof WireMessage>
+
+/**
+ * How a page of `bridle serve` proves it is the page serve admitted; its cookie cannot, because a
+ * browser sends a cookie to every port of the host. Admission redirects to an address whose
+ * fragment (never sent to any server) carries a fresh secret, `#bridle-page=SECRET`; the page keeps
+ * it in its own origin's sessionStorage (origins include the port) and offers it when the bridge
+ * socket opens as the subprotocol `bridle-page.SECRET`, which the server echoes.
+ */
+export const PAGE_SECRET_FRAGMENT = 'bridle-page'
+export const PAGE_SECRET_PROTOCOL_PREFIX = 'bridle-page.'

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { PAGE_SECRET_FRAGMENT } from '../../protocol/contract.js'
 import { attachWebSocketBridge } from '../core/host/index.js'
 import type { Host, WebSocketBridge } from '../core/host/index.js'
 import { REFUSAL_CSP, serveCsp } from '../core/host/transport/csp.js'
@@ -43,15 +44,22 @@ function refuse(res: ServerResponse, status: 401 | 403, body: string): void {
 /**
  * The first request carries `?token=`: answer with the cookie and send the browser to the same
  * address without the token, so it leaves the address bar and the history. Always a path on this
- * server: a request for `//evil.example` must not turn into a redirect to another host.
+ * server: a request for `//evil.example` must not turn into a redirect to another host. The
+ * fragment carries a fresh page secret for the bridge socket: a fragment is never sent to a
+ * server, so unlike the cookie no other port of this host ever sees it (the page removes it).
  */
-function admit(req: IncomingMessage, res: ServerResponse, cookie: string): void {
+function admit(
+  req: IncomingMessage,
+  res: ServerResponse,
+  cookie: string,
+  pageSecret: string,
+): void {
   const url = new URL(req.url ?? '/', 'http://serve.invalid')
   url.searchParams.delete('token')
   const path = `/${url.pathname.replace(/^[/\\]+/, '')}${url.search}`
   res.writeHead(303, {
     ...securityHeaders(REFUSAL_CSP),
-    Location: path,
+    Location: `${path}#${PAGE_SECRET_FRAGMENT}=${pageSecret}`,
     'Set-Cookie': cookie,
   })
   res.end()
@@ -61,7 +69,10 @@ function admit(req: IncomingMessage, res: ServerResponse, cookie: string): void 
  * `bridle serve`: the renderer and the bridge on one loopback port. Every HTTP request and the
  * WebSocket upgrade need the token: in the query of the printed address once, then in the
  * HttpOnly cookie that answer sets. Without it a request gets 401 and a line of text, nothing of
- * the app. The Host header must be loopback (no DNS rebinding) and the bridge also checks Origin.
+ * the app. The Host header must be loopback (no DNS rebinding). The bridge socket needs more than
+ * the cookie, which the browser sends to every port of this host: its Origin must be this server,
+ * port included, and it must offer the page secret admission put in the page's address fragment.
+ * No response carries a CORS header, so no other origin may read one.
  */
 export async function startServe(opts: ServeOptions): Promise<Serving> {
   if (!LOOPBACK.has(opts.hostname)) {
@@ -78,7 +89,7 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
     }
     const credential = bridge.credential(req)
     if (credential === 'query') {
-      admit(req, res, bridge.tokenCookie(req))
+      admit(req, res, bridge.tokenCookie(req), bridge.issuePageSecret())
       return
     }
     if (credential !== 'cookie') {

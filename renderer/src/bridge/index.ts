@@ -3,6 +3,7 @@ import './zod-config'
 import type { BridleApi } from '../../../protocol/contract'
 import { createIpcClient } from './ipc-client'
 import { confineLinks } from './links'
+import { pageSecretProtocols, takePageSecret } from './page-secret'
 import { createWebSocketClient } from './ws-client'
 
 declare global {
@@ -28,7 +29,8 @@ export function bridgeSocketUrl(location: Location): string {
 /**
  * Picks the transport: the preload's `window.bridle` inside Electron, else the WebSocket of
  * `bridle serve`. The page never sees the serve token: the server admitted this page with an
- * HttpOnly cookie, which the browser also presents when the socket opens.
+ * HttpOnly cookie, which the browser also presents when the socket opens, and gave it a page
+ * secret in the address fragment (page-secret.ts), which the socket offers as its subprotocol.
  *
  * Connecting also confines the page's links to the app (see links.ts): whichever transport, the
  * page is the app and must not be replaced by another site.
@@ -41,5 +43,17 @@ export function connectBridge(): Bridge | { error: string } {
       error: 'No bridge: open the address that `bridle serve` printed, or start the desktop app.',
     }
   }
-  return { kind: 'websocket', api: createWebSocketClient(bridgeSocketUrl(window.location)) }
+  const secret = takePageSecret(window)
+  if (secret === undefined) {
+    return {
+      error:
+        'This tab was not admitted to the bridle serve bridge: open the full address that ' +
+        '`bridle serve` printed (it ends in /?token=...) again.',
+    }
+  }
+  const protocols = pageSecretProtocols(secret)
+  return {
+    kind: 'websocket',
+    api: createWebSocketClient(bridgeSocketUrl(window.location), protocols),
+  }
 }

@@ -13,11 +13,14 @@ const disconnected = (message: string): Result<never> => ({
 })
 
 /**
- * The loopback WebSocket transport of `bridle serve`. Calls made while the socket is opening
- * wait for it; calls in flight when it closes fail with `DISCONNECTED`; the client reconnects
- * with a capped backoff and keeps its subscriptions.
+ * The loopback WebSocket transport of `bridle serve`, opened with `protocols` (the page secret).
+ * Calls made while the socket is opening wait for it; calls in flight when it closes fail with
+ * `DISCONNECTED`; the client reconnects with a capped backoff and keeps its subscriptions.
  */
-export function createWebSocketClient(url: string): BridleApi & { close(): void } {
+export function createWebSocketClient(
+  url: string,
+  protocols: readonly string[] = [],
+): BridleApi & { close(): void } {
   const pending = new Map<number, Pending>()
   const listeners = new Map<TopicName, Set<(payload: unknown) => void>>()
   let nextId = 0
@@ -28,7 +31,7 @@ export function createWebSocketClient(url: string): BridleApi & { close(): void 
 
   const connect = (): Promise<WebSocket> => {
     opened ??= new Promise<WebSocket>((resolve, reject) => {
-      const ws = new WebSocket(url)
+      const ws = new WebSocket(url, [...protocols])
       socket = ws
       ws.onopen = () => {
         retryMs = 250
