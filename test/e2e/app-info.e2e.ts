@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
+import { pageProtocols } from './page-bridge'
 import { startServeProcess } from './serve-process'
 import type { PageGlobals } from './page-globals'
 import type { ServeProcess } from './serve-process'
@@ -70,20 +71,24 @@ test('serve --project DIR opens that folder first: it heads the recent projects'
   const withProject = await startServeProcess(['--project', project])
   try {
     await page.goto(withProject.url)
-    const recent = await page.evaluate(async (origin) => {
-      const socket = new globalThis.WebSocket(`${origin.replace('http', 'ws')}/bridge`)
-      await new Promise((resolve) => (socket.onopen = resolve))
-      const reply = new Promise<string>((resolve) => {
-        socket.onmessage = (event: { data: unknown }) => {
-          const text = String(event.data)
-          if (text.includes('"kind":"result"')) resolve(text)
-        }
-      })
-      socket.send(JSON.stringify({ id: 1, method: 'project/recent', params: {} }))
-      const text = await reply
-      socket.close()
-      return text
-    }, withProject.origin)
+    const protocols = await pageProtocols(page)
+    const recent = await page.evaluate(
+      async ({ origin, protocols }) => {
+        const socket = new globalThis.WebSocket(`${origin.replace('http', 'ws')}/bridge`, protocols)
+        await new Promise((resolve) => (socket.onopen = resolve))
+        const reply = new Promise<string>((resolve) => {
+          socket.onmessage = (event: { data: unknown }) => {
+            const text = String(event.data)
+            if (text.includes('"kind":"result"')) resolve(text)
+          }
+        })
+        socket.send(JSON.stringify({ id: 1, method: 'project/recent', params: {} }))
+        const text = await reply
+        socket.close()
+        return text
+      },
+      { origin: withProject.origin, protocols },
+    )
     const parsed = JSON.parse(recent) as {
       result: { ok: boolean; value?: { projects: { path: string }[] } }
     }

@@ -6,7 +6,8 @@
  * network at all. In a browser nothing outside the page can veto `location.href = …`, so serve
  * mode guarantees less, and these tests assert exactly that:
  * - the server: nothing of the app without the token (401), the bridge socket only for its own
- *   origin with the token or the HttpOnly cookie;
+ *   origin with the token, or with the HttpOnly cookie plus the page secret
+ *   (serve-cookie-port.e2e.ts attacks that from another port);
  * - the CSP: no injected script or eval runs (the only way a page script could navigate or open a
  *   window is ours), no remote image loads (nothing leaks through image URLs), no form posts,
  *   no framing by another site;
@@ -58,9 +59,14 @@ async function startOtherOrigin(bridgeOrigin: string): Promise<OtherOrigin> {
   }
 }
 
+/** `name=value` of the cookie admission sets (a secret of its own, not the token). */
+let admittedCookie = ''
+
 test.beforeAll(async () => {
   serve = await startServeProcess()
   other = await startOtherOrigin(serve.origin)
+  admittedCookie =
+    (await get(`/?token=${serve.token}`)).headers['set-cookie']?.[0]?.split(';')[0] ?? ''
 })
 
 test.afterAll(async () => {
@@ -69,7 +75,7 @@ test.afterAll(async () => {
 })
 
 const port = () => new URL(serve.origin).port
-const cookie = () => `bridle_token_${port()}=${serve.token}`
+const cookie = () => admittedCookie
 
 /** A plain HTTP GET from Node, with full control of the headers (fetch forbids Host). */
 function get(
@@ -140,7 +146,10 @@ test.describe('HTTP', () => {
     expect((await get('/?token=wrong')).status).toBe(401)
     expect((await get('/', { Cookie: `bridle_token_${port()}=wrong` })).status).toBe(401)
     // Another port's cookie does not open this server.
-    expect((await get('/', { Cookie: `bridle_token_1=${serve.token}` })).status).toBe(401)
+    const value = cookie().split('=')[1] ?? ''
+    expect((await get('/', { Cookie: `bridle_token_1=${value}` })).status).toBe(401)
+    // The token is no cookie value either.
+    expect((await get('/', { Cookie: `bridle_token_${port()}=${serve.token}` })).status).toBe(401)
   })
 
   test('a request for another host name is refused (DNS rebinding)', async () => {
@@ -152,9 +161,11 @@ test.describe('HTTP', () => {
   test('the token is traded for an HttpOnly, SameSite=Strict cookie and a clean address', async () => {
     const admitted = await get(`/?token=${serve.token}`)
     expect(admitted.status).toBe(303)
-    expect(admitted.headers.location).toBe('/')
+    // The address keeps only the page secret, in the fragment (the page removes it).
+    expect(admitted.headers.location).toMatch(/^\/#bridle-page=[\w-]{43}$/)
     const setCookie = admitted.headers['set-cookie']?.[0] ?? ''
-    expect(setCookie).toContain(cookie())
+    expect(setCookie).toMatch(new RegExp(`^bridle_token_${port()}=[\\w-]{32};`))
+    expect(setCookie).not.toContain(serve.token)
     expect(setCookie).toContain('HttpOnly')
     expect(setCookie).toContain('SameSite=Strict')
     expect(setCookie).toContain('Path=/')
@@ -197,7 +208,8 @@ test.describe('the bridge socket', () => {
       401,
     )
     expect(await openSocket('/bridge', { Origin: other.origin, Cookie: cookie() })).toBe(403)
-    expect(await openSocket('/bridge', { ...ownOrigin, Cookie: cookie() })).toBe('open')
+    // The cookie alone never opens it (see serve-cookie-port.e2e.ts for the page secret).
+    expect(await openSocket('/bridge', { ...ownOrigin, Cookie: cookie() })).toBe(401)
     expect(await openSocket(`/bridge?token=${serve.token}`, {})).toBe('open')
   })
 

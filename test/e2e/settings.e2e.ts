@@ -13,6 +13,7 @@ import { closedPort, startModelServer } from '../fixtures/model-server/server'
 import type { ModelServer } from '../fixtures/model-server/server'
 import { startApp } from './app-fixture'
 import { chooseOption, openOptions } from './combobox'
+import { pageProtocols } from './page-bridge'
 import type { AppUnderTest } from './app-fixture'
 
 let app: AppUnderTest
@@ -187,37 +188,41 @@ test('remembered rules are listed and can be deleted', async ({ page }) => {
   // A rule as "always" would remember it, written through the same contract the panel uses.
   const settings = await openSettings(page)
   await expect(settings.getByRole('radio', { name: /^Ask/ })).toBeChecked()
-  const written = await page.evaluate(async (origin) => {
-    const socket = new WebSocket(`ws://${new URL(origin).host}/bridge`)
-    const call = (id: number, method: string, params: unknown) =>
-      new Promise<unknown>((resolve) => {
-        socket.addEventListener('message', function onMessage(message) {
-          const data = JSON.parse(String(message.data)) as {
-            kind: string
-            id?: number
-            result?: unknown
-          }
-          if (data.kind !== 'result' || data.id !== id) return
-          socket.removeEventListener('message', onMessage)
-          resolve(data.result)
+  const protocols = await pageProtocols(page)
+  const written = await page.evaluate(
+    async ({ origin, protocols }) => {
+      const socket = new WebSocket(`ws://${new URL(origin).host}/bridge`, protocols)
+      const call = (id: number, method: string, params: unknown) =>
+        new Promise<unknown>((resolve) => {
+          socket.addEventListener('message', function onMessage(message) {
+            const data = JSON.parse(String(message.data)) as {
+              kind: string
+              id?: number
+              result?: unknown
+            }
+            if (data.kind !== 'result' || data.id !== id) return
+            socket.removeEventListener('message', onMessage)
+            resolve(data.result)
+          })
+          socket.send(JSON.stringify({ id, method, params }))
         })
-        socket.send(JSON.stringify({ id, method, params }))
-      })
-    await new Promise((resolve) => socket.addEventListener('open', resolve))
-    const read = (await call(1, 'settings/get', {})) as {
-      value: { config: Record<string, unknown> }
-    }
-    const config = {
-      ...read.value.config,
-      approvalRules: [
-        { tool: 'bash', prefix: 'npm test', effect: 'allow', project: '/path/to/demo' },
-        { tool: 'bash', prefix: 'rm -rf', effect: 'deny' },
-      ],
-    }
-    const result = await call(2, 'settings/update', { config })
-    socket.close()
-    return result
-  }, app.serve.origin)
+      await new Promise((resolve) => socket.addEventListener('open', resolve))
+      const read = (await call(1, 'settings/get', {})) as {
+        value: { config: Record<string, unknown> }
+      }
+      const config = {
+        ...read.value.config,
+        approvalRules: [
+          { tool: 'bash', prefix: 'npm test', effect: 'allow', project: '/path/to/demo' },
+          { tool: 'bash', prefix: 'rm -rf', effect: 'deny' },
+        ],
+      }
+      const result = await call(2, 'settings/update', { config })
+      socket.close()
+      return result
+    },
+    { origin: app.serve.origin, protocols },
+  )
   expect(written).toMatchObject({ ok: true })
 
   // settings/changed brings them in without a reload.
