@@ -1,7 +1,8 @@
 /**
  * The home folder as a project, through the real CLI against the scripted model server: a fake
  * HOME (the CLI child's HOME) is opened as the project, with an SSH key, AWS credentials and a
- * `.bashrc`. Without --allow-home a piped run does not start; with it, a read of a credential is
+ * `.bashrc`. Without --allow-home a piped run does not start and a terminal (a real PTY, from
+ * `script`) is asked first; with it, a read of a credential is
  * asked (refused headless, refused in full-auto) and its content never reaches the model, searches
  * leave credentials out, and writes to `~/.ssh` and the shell start-up files are asked or refused.
  * Every file of the fake home is hashed before and after.
@@ -11,9 +12,11 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startModelServer } from '../fixtures/model-server/server.js'
 import type { ModelServer } from '../fixtures/model-server/server.js'
+import { cliArgv, spawnCli } from '../fixtures/cli.js'
 import {
   bash,
   callOutcome,
+  cliEnv,
   disposeWorld,
   finished,
   makeWorld,
@@ -62,6 +65,10 @@ function runInHome(w: World, prompt: string, approval: string, extra: string[] =
   return finished(spawnBridle(w, [...args.slice(0, -1), ...extra, prompt]))
 }
 
+/** How many chat requests the model server got. */
+const chats = (s: ModelServer): number =>
+  s.requests.filter((r) => r.path.endsWith('/chat/completions')).length
+
 /** Everything the model server was sent, as one text. */
 const sentToModel = (s: ModelServer): string => s.requests.map((r) => r.rawBody).join('\n')
 
@@ -74,9 +81,34 @@ describe('the home folder as a project', () => {
     expect(run.status, run.stderr).toBe(2)
     expect(run.stderr).toContain('is your home folder or holds it')
     expect(run.stderr).toContain('--allow-home')
-    expect(server.requests.filter((r) => r.path.endsWith('/chat/completions'))).toEqual([])
+    expect(chats(server)).toBe(0)
     expect(sentinelChanges(before, snapshotSentinels(world))).toEqual([])
   })
+
+  for (const answer of ['n', 'y']) {
+    it(`on a terminal it asks first; "${answer}" ${answer === 'y' ? 'runs' : 'does not start'}`, async () => {
+      const w = homeWorld(`home-tty-${answer}`)
+      world = w
+      const before = snapshotSentinels(w)
+      server = await startModelServer({ script: ['Done.'] })
+      const argv = cliArgv({ home: w.data, project: w.project }, ...runArgs(server, 'hi'))
+      const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
+      // `script` gives the CLI a real terminal; what we write to its stdin is typed there.
+      const line = [process.execPath, ...argv].map(quote).join(' ')
+      const child = spawnCli(['-qfec', line, '/dev/null'], 'script', cliEnv(w))
+      let output = ''
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      await expect.poll(() => output, { timeout: 30_000 }).toContain('[y/N]')
+      expect(chats(server)).toBe(0)
+      child.stdin.write(`${answer}\n`)
+      expect(await exited, output).toBe(answer === 'y' ? 0 : 2)
+      expect(output).toContain('is your home folder or holds it')
+      expect(chats(server)).toBe(answer === 'y' ? 1 : 0)
+      expect(sentinelChanges(before, snapshotSentinels(w))).toEqual([])
+    })
+  }
 
   it('ask, headless: reading a credential is not run, searches leave credentials out', async () => {
     world = homeWorld('home-ask')
