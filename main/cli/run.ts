@@ -168,10 +168,16 @@ export async function runPrompt(opts: RunOptions): Promise<TurnOutcome> {
  */
 function terminalPrinter(opts: RunOptions) {
   const cursor = { atLineStart: true }
+  // The first half of a character split between two streamed chunks (a surrogate pair), held
+  // until its second half comes, so it is shown whole instead of as two escapes.
+  let held = ''
   const write = (text: string) => {
-    if (text === '') return
-    opts.out(text)
-    cursor.atLineStart = text.endsWith('\n')
+    const whole = held + text
+    held = /[\ud800-\udbff]$/.test(whole) ? whole.slice(-1) : ''
+    const shown = held === '' ? whole : whole.slice(0, -1)
+    if (shown === '') return
+    opts.out(shown)
+    cursor.atLineStart = shown.endsWith('\n')
   }
   const note = (text: string) => {
     if (!cursor.atLineStart) write('\n')
@@ -211,6 +217,7 @@ function terminalPrinter(opts: RunOptions) {
   }
   /** Ends a plain answer's last line. */
   const endLine = () => {
+    if (held !== '') write('\n')
     if (!opts.json && !cursor.atLineStart) opts.out('\n')
   }
   return { write, event, endLine }

