@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readFileSync,
   realpathSync,
+  truncateSync,
   rmSync,
   writeFileSync,
 } from 'node:fs'
@@ -169,6 +170,15 @@ describe('import/inspect', () => {
     )
     expect((await failure('import/inspect', { path: 'session.jsonl' })).code).toBe('INVALID_PATH')
     expect((await failure('import/inspect', { path: base })).code).toBe('INVALID_PATH')
+  })
+
+  it('refuses a file past the size limit before reading it (a sparse 600 MiB file)', async () => {
+    const huge = join(base, 'huge.jsonl')
+    writeFileSync(huge, '{"type":"session"}\n')
+    truncateSync(huge, 600 * 1024 * 1024)
+    const refused = await failure('import/inspect', { path: huge })
+    expect(refused.code).toBe('IMPORT_REFUSED')
+    expect(refused.message).toMatch(/512 MiB/)
   })
 })
 

@@ -1,9 +1,9 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, sep } from 'node:path'
 import type { ResultOf } from '../../../../protocol/contract.js'
 import { ImportError } from '../../log/export.js'
 import { FORMATS } from '../../import/formats/index.js'
-import { importRead, readImport, scanSessions } from '../../import/index.js'
+import { importRead, readImportFile, scanSessions } from '../../import/index.js'
 import type { ReadImport } from '../../import/index.js'
 import type { Store } from '../../store/types.js'
 import { HostError } from '../host.js'
@@ -106,20 +106,15 @@ export class SessionImports {
     return real
   }
 
+  /** The file read as a stream under the import limits (size, line length, records). */
   private read(file: string, asGiven: string): ReadImport {
-    let bytes: Buffer
     try {
-      bytes = readFileSync(file)
-    } catch (error) {
-      throw new HostError(
-        'INVALID_PATH',
-        `${asGiven} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-      )
-    }
-    try {
-      return readImport(bytes)
+      return readImportFile(file)
     } catch (error) {
       if (error instanceof ImportError) throw refused(asGiven, error)
+      if (error instanceof Error && 'code' in error) {
+        throw new HostError('INVALID_PATH', `${asGiven} cannot be read: ${error.message}`)
+      }
       throw error
     }
   }
