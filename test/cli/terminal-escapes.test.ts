@@ -144,9 +144,16 @@ describe('bridle on a terminal: outside text is shown, never acted on', () => {
     const writeCall = eventsOf(events, 'tool/call').find((e) => e.data.callId === 'w1')
     expect((writeCall?.data.args as { path?: string }).path).toBe(WRITE_PATH)
 
-    // `show`, `events` and `sessions` of that session print nothing a terminal acts on.
+    // `show`, `events`, `sessions`, `search` and `export` to a terminal print nothing it acts on.
     const sessionId = /session ([0-9a-zA-Z-]+)/.exec(shown)?.[1] ?? ''
-    for (const args of [['show', sessionId], ['events', sessionId], ['sessions']]) {
+    const views = [
+      ['show', sessionId],
+      ['events', sessionId],
+      ['sessions'],
+      ['search', 'clear'],
+      ['export', sessionId, '--format', 'md'],
+    ]
+    for (const args of views) {
       const view = await onTerminal(w, args)
       const text = view.bytes.toString('utf8')
       expect(view.code, text).toBe(0)
