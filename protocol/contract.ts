@@ -636,7 +636,14 @@ export const methods = {
   'mcp/trust': {
     description:
       "Trusts (or stops trusting) the project's .mcp.json as it is now: trusted, its servers start when a session needs them.",
-    params: z.object({ projectDir: z.string().min(1).max(4096), trust: z.boolean() }).strict(),
+    params: z
+      .object({
+        projectDir: z.string().min(1).max(4096),
+        trust: z.boolean(),
+        /** The `projectFile.fingerprint` the user saw: trust is refused if it is no longer so. */
+        fingerprint: z.string().max(128).optional(),
+      })
+      .strict(),
     result: McpListView,
   },
   'mcp/setEnabled': {

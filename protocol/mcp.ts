@@ -108,13 +108,37 @@ export const McpServerView = z.object({
 })
 export type McpServerView = z.infer<typeof McpServerView>
 
+/**
+ * One server of a project's `.mcp.json` as the trust question shows it: every field of its entry,
+ * each string escaped (`protocol/visible-text.ts`: no control character or ANSI sequence), the
+ * values of env, headers and URL query masked with where each comes from and goes to, and the
+ * project files trust covers with their hashes.
+ */
+export const McpTrustServerView = z.object({
+  /** Escaped, like every string here. */
+  name: z.string(),
+  /** What it runs or where it is, in one line: `python3 srv.py`, `https://…/mcp`. */
+  target: z.string(),
+  /** In the file's order: `command`, `arg 1`…, `cwd`, `env`, `url`, `header`, `timeoutMs`… */
+  fields: z.array(z.object({ label: z.string(), value: z.string() })),
+  /** Project files its command line names: path, and the content hash (null: missing now). */
+  files: z.array(z.object({ path: z.string(), sha256: z.string().nullable() })),
+})
+export type McpTrustServerView = z.infer<typeof McpTrustServerView>
+
 /** A project's `.mcp.json` as settings show it: whether it is trusted, and what it would run. */
 export const McpProjectFileView = z.object({
   path: z.string(),
   state: z.enum(['trusted', 'untrusted', 'invalid']),
   /** Why it cannot be used (`invalid`). */
   reason: z.string().optional(),
-  servers: z.array(z.object({ name: z.string(), target: z.string() })),
+  servers: z.array(McpTrustServerView),
+  /** What trust would be given to; `mcp/trust` with it refuses if the servers changed since. */
+  fingerprint: z.string().optional(),
+  /** The file holds control or invisible characters (shown escaped): a reason to look twice. */
+  hiddenCharacters: z.boolean().optional(),
+  /** Covered files that changed since the user last trusted them (`server: path`). */
+  changed: z.array(z.string()).optional(),
 })
 export type McpProjectFileView = z.infer<typeof McpProjectFileView>
 

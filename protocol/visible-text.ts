@@ -29,12 +29,9 @@ export function visibleText(text: string): string {
   return text.replace(HIDDEN, (char) => NAMED[char] ?? escapeCode(char.charCodeAt(0)))
 }
 
-/** Whether `text` has anything `visibleText` would change (a control character, a backslash, …). */
+/** Whether `text` has a character `visibleText` escapes, a backslash aside (it is visible). */
 export function hasHiddenText(text: string): boolean {
-  HIDDEN.lastIndex = 0
-  const found = HIDDEN.test(text)
-  HIDDEN.lastIndex = 0
-  return found
+  return visibleText(text) !== text.replaceAll('\\', '\\\\')
 }
 
 function escapeCode(code: number): string {

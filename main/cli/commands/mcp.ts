@@ -2,8 +2,9 @@ import { realpathSync } from 'node:fs'
 import { ensureHome } from '../../core/host/home.js'
 import { projectMcp } from '../../core/host/mcp.js'
 import { McpTrust } from '../../core/host/mcp-trust.js'
+import { trustLines, trustServerViews } from '../../core/host/mcp-trust-view.js'
 import { loadConfig } from '../../core/host/settings/config.js'
-import { describeTarget, McpManager } from '../../core/mcp/index.js'
+import { McpManager } from '../../core/mcp/index.js'
 import type { McpServerEntry } from '../../core/mcp/index.js'
 import type { McpServerView } from '../../../protocol/mcp.js'
 import { UsageError } from './command.js'
@@ -42,12 +43,12 @@ export async function run(
       return test(entry, projectDir, context)
     }
     case 'trust': {
-      if (project.file.kind !== 'servers')
+      if (project.file.kind !== 'servers' || project.fingerprint === undefined)
         throw new UsageError(`there is no usable .mcp.json in ${projectDir}`)
-      trust.trust(projectDir, project.file.sha256)
+      trust.trust(projectDir, project.fingerprint)
       context.print(`trusted ${project.file.path}; its servers start when a session needs them:`)
-      for (const [server, config] of Object.entries(project.file.servers))
-        context.print(`  ${server}: ${describeTarget(config)}`)
+      for (const line of trustLines(trustServerViews(project.file.servers, project.fingerprint)))
+        context.print(line)
       return 0
     }
     default:

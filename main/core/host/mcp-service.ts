@@ -4,11 +4,14 @@
  * servers, trust a project's `.mcp.json`, turn a user server on or off, and restart one. Every
  * change of a server's state is told as `mcp/changed`.
  */
-import type { McpCatalogView, McpListView } from '../../../protocol/mcp.js'
-import { describeTarget, McpManager, mcpToolName } from '../mcp/index.js'
+import type { McpCatalogView, McpListView, McpProjectFileView } from '../../../protocol/mcp.js'
+import { visibleText } from '../../../protocol/visible-text.js'
+import { McpManager, mcpToolName } from '../mcp/index.js'
 import type { McpServerEntry } from '../mcp/index.js'
 import { HostError } from './host.js'
 import { projectMcp } from './mcp.js'
+import type { ProjectMcp } from './mcp.js'
+import { hasHiddenCharacters, trustServerViews } from './mcp-trust-view.js'
 import { McpTrust } from './mcp-trust.js'
 import type { HandlerGroup, HostContext, McpMethods, SettingsService } from './services.js'
 import { resolveProjectDir } from './sessions/projects.js'
@@ -44,25 +47,33 @@ export function createMcp(
   const project = (projectDir: string) => projectMcp(settings.current(), projectDir, trust)
 
   const view = (projectDir: string): McpListView => {
-    const { entries, file } = project(projectDir)
+    const mcp = project(projectDir)
     return {
       projectDir,
-      servers: manager.views(entries, projectDir),
-      ...(file.kind === 'none'
-        ? {}
-        : {
-            projectFile:
-              file.kind === 'invalid'
-                ? { path: file.path, state: 'invalid', reason: file.reason, servers: [] }
-                : {
-                    path: file.path,
-                    state: trust.isTrusted(projectDir, file.sha256) ? 'trusted' : 'untrusted',
-                    servers: Object.entries(file.servers).map(([name, config]) => ({
-                      name,
-                      target: describeTarget(config),
-                    })),
-                  },
-          }),
+      servers: manager.views(mcp.entries, projectDir),
+      ...(mcp.file.kind === 'none' ? {} : { projectFile: projectFileView(projectDir, mcp) }),
+    }
+  }
+  const projectFileView = (
+    projectDir: string,
+    { file, fingerprint, trusted }: ProjectMcp,
+  ): McpProjectFileView => {
+    if (file.kind === 'none') throw new Error('no project file to show')
+    if (file.kind === 'invalid')
+      return {
+        path: visibleText(file.path),
+        state: 'invalid',
+        reason: visibleText(file.reason),
+        servers: [],
+      }
+    const changed = fingerprint && !trusted ? trust.changedFiles(projectDir, fingerprint) : []
+    return {
+      path: visibleText(file.path),
+      state: trusted ? 'trusted' : 'untrusted',
+      servers: trustServerViews(file.servers, fingerprint),
+      ...(fingerprint === undefined ? {} : { fingerprint: fingerprint.sha256 }),
+      ...(hasHiddenCharacters(file.servers) ? { hiddenCharacters: true } : {}),
+      ...(changed.length > 0 ? { changed: changed.map(visibleText) } : {}),
     }
   }
 
@@ -121,12 +132,17 @@ export function createMcp(
     },
     handlers: {
       'mcp/list': ({ projectDir }) => view(resolveProjectDir(projectDir)),
-      'mcp/trust': ({ projectDir, trust: wanted }) => {
+      'mcp/trust': ({ projectDir, trust: wanted, fingerprint: seen }) => {
         const dir = resolveProjectDir(projectDir)
-        const { file } = project(dir)
-        if (file.kind !== 'servers')
+        const { file, fingerprint } = project(dir)
+        if (file.kind !== 'servers' || fingerprint === undefined)
           throw new HostError('NOT_FOUND', `${dir} has no usable .mcp.json to trust`)
-        if (wanted) trust.trust(dir, file.sha256)
+        if (wanted && seen !== undefined && seen !== fingerprint.sha256)
+          throw new HostError(
+            'INVALID_PARAMS',
+            "the project's MCP servers changed since they were shown (the .mcp.json or a file it runs): review them again before trusting them",
+          )
+        if (wanted) trust.trust(dir, fingerprint)
         else {
           trust.revoke(dir)
           for (const entry of project(dir).entries)

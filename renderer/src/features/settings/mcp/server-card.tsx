@@ -1,6 +1,7 @@
 import { RotateCw } from 'lucide-react'
 import { useId, useState } from 'react'
 import type { McpServerView } from '../../../../../protocol/mcp'
+import { visibleText } from '../../../../../protocol/visible-text'
 import type { McpAction } from './use-mcp'
 import { MCP_SCOPE_TEXT, MCP_STATE_LABEL, mcpStateText } from './words'
 
@@ -28,7 +29,7 @@ export function McpServerCard({ server, run }: McpServerCardProps) {
   return (
     <li className={`settings-endpoint mcp-server mcp-${server.state}`} aria-labelledby={headingId}>
       <div className="settings-endpoint-head">
-        <strong id={headingId}>{server.name}</strong>
+        <strong id={headingId}>{visibleText(server.name)}</strong>
         <span
           className={`settings-badge mcp-state mcp-state-${server.state}`}
           data-testid={`mcp-state-${server.name}`}
@@ -68,7 +69,7 @@ export function McpServerCard({ server, run }: McpServerCardProps) {
         {mcpStateText(server)}
       </p>
       <p className="settings-hint">
-        Runs <code className="mcp-target">{server.target}</code> ({server.transport})
+        Runs <code className="mcp-target">{visibleText(server.target)}</code> ({server.transport})
       </p>
       {server.tools.length > 0 ? (
         <ul className="mcp-tools" aria-label={`Tools of ${server.name}`}>

@@ -15,7 +15,7 @@ export type McpState =
 
 /** What a change does: the list as it now is, or the reason it failed, in the host's words. */
 export type McpAction =
-  | { readonly method: 'mcp/trust'; readonly trust: boolean }
+  | { readonly method: 'mcp/trust'; readonly trust: boolean; readonly fingerprint?: string }
   | { readonly method: 'mcp/setEnabled'; readonly name: string; readonly enabled: boolean }
   | { readonly method: 'mcp/restart'; readonly name: string }
 
@@ -69,7 +69,11 @@ export function useMcp(api: BridleApi, projectDir: string): McpHandle {
 function callAction(api: BridleApi, projectDir: string, action: McpAction) {
   switch (action.method) {
     case 'mcp/trust':
-      return api.call('mcp/trust', { projectDir, trust: action.trust })
+      return api.call('mcp/trust', {
+        projectDir,
+        trust: action.trust,
+        ...(action.fingerprint === undefined ? {} : { fingerprint: action.fingerprint }),
+      })
     case 'mcp/setEnabled':
       return api.call('mcp/setEnabled', { projectDir, name: action.name, enabled: action.enabled })
     case 'mcp/restart':
