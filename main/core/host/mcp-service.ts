@@ -22,7 +22,10 @@ export interface McpService {
   agentMcp(projectDir: string): { manager: McpManager; entries: readonly McpServerEntry[] }
   /** A resource's text from a server of `projectDir` (for an attachment). */
   readResource(projectDir: string, server: string, uri: string): Promise<string>
-  /** Counts trust changes, so idle agents are built again with the servers now trusted. */
+  /**
+   * Counts trust changes and changes of what a project's servers run (checked at each call), so
+   * idle agents are built again with the servers as now trusted; a changed project's servers stop.
+   */
   revision(): number
   /** Stops every server (process groups included). */
   close(): Promise<void>
@@ -45,6 +48,12 @@ export function createMcp(
     }, 50)
   })
   const project = (projectDir: string) => projectMcp(settings.current(), projectDir, trust)
+  /** By project folder, the fingerprint its agents were last built with. */
+  const built = new Map<string, string | undefined>()
+  const stopProjectServers = (dir: string) => {
+    for (const entry of project(dir).entries)
+      if (entry.scope === 'project') void manager.find(entry, dir)?.stop()
+  }
 
   const view = (projectDir: string): McpListView => {
     const mcp = project(projectDir)
@@ -121,10 +130,25 @@ export function createMcp(
 
   return {
     service: {
-      agentMcp: (projectDir) => ({ manager, entries: project(projectDir).entries }),
+      agentMcp: (projectDir) => {
+        const mcp = project(projectDir)
+        built.set(projectDir, mcp.fingerprint?.sha256)
+        return { manager, entries: mcp.entries }
+      },
       readResource: async (projectDir, server, uri) =>
         (await runnable(projectDir, server).readResource(uri)).text,
-      revision: () => revision,
+      revision: () => {
+        for (const [dir, was] of built) {
+          const mcp = project(dir)
+          if (mcp.fingerprint?.sha256 === was) continue
+          // The file or what it runs changed (the agent's own write counts): agents are built
+          // again, and servers no longer trusted stop, so no restart runs the changed code.
+          built.set(dir, mcp.fingerprint?.sha256)
+          revision++
+          if (!mcp.trusted) stopProjectServers(dir)
+        }
+        return revision
+      },
       close: async () => {
         clearTimeout(pending)
         await manager.stopAll()
@@ -145,8 +169,7 @@ export function createMcp(
         if (wanted) trust.trust(dir, fingerprint)
         else {
           trust.revoke(dir)
-          for (const entry of project(dir).entries)
-            if (entry.scope === 'project') void manager.find(entry, dir)?.stop()
+          stopProjectServers(dir)
         }
         revision++
         return view(dir)
