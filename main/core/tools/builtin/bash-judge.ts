@@ -14,6 +14,7 @@
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname } from 'node:path'
+import { HOME_CREDENTIALS, homeFileOf, homePathsUnder } from '../home-files.js'
 import {
   grantChoices,
   grantCovers,
@@ -102,6 +103,7 @@ export function bashJudge(
         : uncontainedReasons(analysis.line, {
             ...analysis.ctx,
             leadsOutside: (path) => leadsOutside(projectDir, path),
+            credentialAt: (path) => credentialAt(path, analysis.ctx.home),
           })
       return {
         level,
@@ -151,6 +153,17 @@ async function runsSandboxed(sandbox: BashSandbox | undefined): Promise<boolean>
  * project: the real path of the deepest part of it that exists. Undefined when that stays
  * inside, or when nothing of it exists (a path to be created is as its text says).
  */
+/**
+ * `path` in words when it is one of the home folder's credentials, or a folder that holds their
+ * stores (the home folder itself, or `/`): what a command without a sandbox may not read unasked.
+ */
+function credentialAt(path: string, home: string): string | undefined {
+  if (homeFileOf(path, undefined, home)?.kind === 'credential') return `${path}, a credential`
+  const held = [...homePathsUnder(path, HOME_CREDENTIALS, home)].slice(0, 3)
+  if (held.length === 0) return undefined
+  return `${path}, which holds your credentials (${held.join(', ')}, …)`
+}
+
 function leadsOutside(projectDir: string, path: string): string | undefined {
   for (let at = path; at.startsWith(`${projectDir}/`); at = dirname(at)) {
     let real: string

@@ -8,7 +8,9 @@
  * - it sets no variable that changes what programs do or which ones run (`BASH_ENV`, `PATH`,
  *   any `X=…` the judge would have to follow);
  * - every path it writes (redirections too) is literal and inside the project from every folder
- *   it may run in (a `cd` in a function or a loop leaves that folder unknown).
+ *   it may run in (a `cd` in a function or a loop leaves that folder unknown);
+ * - no argument or input names the user's credentials (`ctx.credentialAt`): a key read without a
+ *   sandbox goes to the model, wherever it lies.
  * Whatever is not proven is reported, in words; nothing is assumed. Pure, like the whole judge:
  * paths are compared as text, and a symlink already in the project that points out of it is seen
  * only through `ctx.leadsOutside`, which the caller reads from disk.
@@ -66,6 +68,21 @@ function commandProblem(cmd: SimpleCommand, ctx: JudgeContext): string | undefin
   for (const { word, verb } of writes) {
     const where = outsideOrUnknown(word, cmd, ctx)
     if (where !== undefined) return `it ${verb} ${where}`
+  }
+  return credentialRead(cmd, ctx)
+}
+
+/** The credentials an argument or an input of `cmd` names, in words; undefined when none. */
+function credentialRead(cmd: SimpleCommand, ctx: JudgeContext): string | undefined {
+  if (ctx.credentialAt === undefined) return undefined
+  const inputs = cmd.redirects.filter((r) => r.op === '<').map((r) => r.target)
+  for (const word of [...cmd.argv.slice(1), ...inputs]) {
+    if (word === undefined) continue
+    for (const { spot } of spotsOf(word, cmd, ctx)) {
+      if (spot.kind === 'sink' || spot.kind === 'unknown') continue
+      const why = ctx.credentialAt(spot.path)
+      if (why !== undefined) return `it may read ${why}`
+    }
   }
   return undefined
 }

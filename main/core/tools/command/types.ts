@@ -110,4 +110,10 @@ export interface JudgeContext {
    * where no sandbox holds the command: the containment proof then checks what it cannot see.
    */
   readonly leadsOutside?: (absolutePath: string) => string | undefined
+  /**
+   * Why reading this absolute path would read the user's credentials (it is one, or a folder
+   * holding the home folder's credential stores), if it would. Given, like `leadsOutside`, only
+   * where no sandbox hides them: the containment proof then does not count such a read as safe.
+   */
+  readonly credentialAt?: (absolutePath: string) => string | undefined
 }

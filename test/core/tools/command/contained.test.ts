@@ -235,3 +235,42 @@ describe('full-auto with the sandbox on', () => {
     expect(outcome).toMatchObject({ allowed: true, how: 'policy' })
   })
 })
+
+describe('credentials without a sandbox', () => {
+  /** The policy's answer in full-auto with nobody to ask, for `command` run in `projectDir`. */
+  async function headless(command: string, sandbox: BashSandbox, projectDir = f.project) {
+    const policy = new ApprovalPolicy('full-auto', [])
+    const tool = bashTool({ env: { HOME: f.home, PATH: '/usr/bin:/bin' }, sandbox })
+    const signal = new AbortController().signal
+    return policy.decide(tool, { command }, 'c1', signal, undefined, { projectDir })
+  }
+
+  it.each([
+    ['cat ~/.ssh/id_rsa', '.ssh/id_rsa, a credential'],
+    ['base64 < ~/.aws/credentials', '.aws/credentials, a credential'],
+    ['grep -r BEGIN ~', 'which holds your credentials'],
+  ])('%s from a project: not run unasked (%s)', async (command, words) => {
+    const outcome = await headless(command, OFF)
+    expect(outcome).toMatchObject({ allowed: false, code: 'NO_APPROVAL_CHANNEL' })
+    expect(outcome.allowed ? '' : outcome.message).toContain(words)
+  })
+
+  it.each(['cat .ssh/id_rsa', 'grep -r BEGIN .', 'head .aws/credentials'])(
+    '%s with the home folder as the project: not run unasked',
+    async (command) => {
+      const outcome = await headless(command, OFF, f.home)
+      const message = outcome.allowed ? '' : outcome.message
+      expect(outcome, message).toMatchObject({ allowed: false, code: 'NO_APPROVAL_CHANNEL' })
+      expect(message).toMatch(/credential/)
+    },
+  )
+
+  it('in the sandbox, which hides them, the same reads run unasked', async () => {
+    expect(await headless('cat ~/.ssh/id_rsa', ON)).toMatchObject({ allowed: true })
+    expect(await headless('grep -r BEGIN .', ON, f.home)).toMatchObject({ allowed: true })
+  })
+
+  it('a project file of the same name is no credential', async () => {
+    expect(await headless('cat .ssh/config', OFF)).toMatchObject({ allowed: true })
+  })
+})
