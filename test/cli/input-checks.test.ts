@@ -123,6 +123,9 @@ describe('bad command lines get one sentence and a non-zero exit', () => {
   it('a missing --project folder is named, resolved against the current folder', async () => {
     const ran = await bridle(['run', '--project', 'gone', 'hi'])
     expectRefused(ran, `--project: the folder ${join(dir, 'gone')} does not exist`)
+    // The same words for every command that takes a project, mcp too (it gave a raw ENOENT).
+    const mcp = await bridle(['mcp', 'list', '--project', 'gone'])
+    expectRefused(mcp, `--project: the folder ${join(dir, 'gone')} does not exist`)
     expect(ran.stderr).not.toContain('ENOENT')
   })
 

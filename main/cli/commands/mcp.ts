@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { ensureHome } from '../../core/host/home.js'
 import { projectMcp } from '../../core/host/mcp.js'
+import { parseFolder } from './options.js'
 import { McpTrust } from '../../core/host/mcp-trust.js'
 import { trustLines, trustServerViews } from '../../core/host/mcp-trust-view.js'
 import { loadConfig } from '../../core/host/settings/config.js'
@@ -24,7 +25,7 @@ export async function run(
 ): Promise<number> {
   const [action, name, ...rest] = positionals
   if (rest.length > 0) throw new UsageError(`mcp ${action ?? ''} takes at most one name`)
-  const projectDir = realpathSync(values.project ?? process.cwd())
+  const projectDir = realpathSync(parseFolder('--project', values.project ?? process.cwd()))
   const home = ensureHome(context.home)
   const trust = new McpTrust(home)
   const project = projectMcp(loadConfig(home), projectDir, trust)
