@@ -13,9 +13,10 @@
  */
 import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { McpServers, McpStdioServer } from '../../../protocol/mcp.js'
 import { serverCwd } from '../mcp/config.js'
+import { isWithin } from '../workspace/paths.js'
 
 /** One file trust covers: its path inside the project and its content hash (null: missing). */
 export interface CoveredFile {
@@ -56,7 +57,7 @@ function namedPaths(config: McpStdioServer, projectDir: string): Set<string> {
   const out = new Set<string>()
   const add = (path: string) => {
     const full = resolve(cwd, path)
-    if (isInside(projectDir, full)) out.add(full)
+    if (isWithin(projectDir, full)) out.add(full)
   }
   const args = config.args ?? []
   if (config.command.includes('/') || config.command.includes(sep)) add(config.command)
@@ -141,14 +142,14 @@ function bareName(spec: string | undefined): string | undefined {
 function packagePaths(name: string, cwd: string, projectDir: string): string[] {
   const out: string[] = []
   const binName = name.split('/').pop() as string
-  for (let dir = cwd; isInside(projectDir, dir); dir = dirname(dir)) {
+  for (let dir = cwd; isWithin(projectDir, dir); dir = dirname(dir)) {
     const modules = join(dir, 'node_modules')
     const packageDir = join(modules, name)
     out.push(join(packageDir, 'package.json'), join(modules, '.bin', binName))
     for (const [bin, target] of binsOf(join(packageDir, 'package.json'))) {
       out.push(join(modules, '.bin', bin))
       const file = resolve(packageDir, target)
-      if (isInside(projectDir, file)) out.push(file)
+      if (isWithin(projectDir, file)) out.push(file)
     }
     if (dir === projectDir) break
   }
@@ -168,11 +169,6 @@ function binsOf(packageJson: string): [string, string][] {
     return [[name.split('/').pop() as string, bin]]
   if (typeof bin !== 'object' || bin === null) return []
   return Object.entries(bin).filter((pair): pair is [string, string] => typeof pair[1] === 'string')
-}
-
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path)
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
 function isDirectory(path: string): boolean {

@@ -24,10 +24,11 @@
  */
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { delimiter, isAbsolute, relative, resolve, sep } from 'node:path'
+import { delimiter, isAbsolute, resolve } from 'node:path'
 import type { McpScope, McpStdioServer } from '../../../protocol/mcp.js'
 import { looksLikeCredential, toolEnvironment } from '../tools/builtin/env.js'
 import { expandRecord, expandVariables, serverCwd, variablesIn } from './config.js'
+import { isWithin } from '../workspace/paths.js'
 
 export interface StdioLaunch {
   readonly command: string
@@ -90,15 +91,10 @@ export function searchPath(path: string | undefined, projectDir: string): string
     .filter(
       (entry) =>
         isAbsolute(entry) &&
-        !project.some((dir) => isInside(dir, entry) || isInside(dir, realOf(entry))),
+        !project.some((dir) => isWithin(dir, entry) || isWithin(dir, realOf(entry))),
     )
   // Nothing kept: the fallback commands get, so plain commands still resolve.
   return kept.length > 0 ? [...new Set(kept)].join(delimiter) : (toolEnvironment({})['PATH'] ?? '')
-}
-
-function isInside(dir: string, path: string): boolean {
-  const rel = relative(dir, path)
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel))
 }
 
 function realOf(path: string): string {

@@ -38,7 +38,7 @@ import type { Stats } from 'node:fs'
 import { open, rename, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import { PathError } from './paths.js'
+import { isWithin, PathError } from './paths.js'
 
 const FD_DIR = '/proc/self/fd'
 
@@ -52,10 +52,6 @@ const NO_FOLLOW = constants.O_NOFOLLOW
 
 /** What to do with a symbolic link on the way: follow it while it stays inside, or refuse it. */
 export type LinkRule = 'inside' | 'refuse'
-
-/** True when `path` is `root` or lies under it (both real, absolute). */
-export const isWithin = (root: string, path: string): boolean =>
-  path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
 
 /**
  * The real path of what descriptor `fd` opened, checked against `root` (real). Throws PathError

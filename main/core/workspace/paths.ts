@@ -2,6 +2,15 @@ import { realpathSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import { ToolError } from '../kernel/tool-error.js'
 
+/**
+ * Whether `path` is `dir` or lies under it. Both absolute and normalized (real paths, or resolved
+ * ones); compared as text, so links are the caller's business.
+ */
+export function isWithin(dir: string, path: string): boolean {
+  const rel = relative(dir, path)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
+
 /** A path that leaves the project folder; tools report it to the model with its code. */
 export class PathError extends ToolError {
   constructor(message: string) {
@@ -29,7 +38,7 @@ function realpathOfExistingPrefix(path: string): string {
 export function resolveInsideProject(projectDir: string, path: string): string {
   const root = realpathSync(projectDir)
   const candidate = realpathOfExistingPrefix(isAbsolute(path) ? path : resolve(root, path))
-  if (candidate !== root && !candidate.startsWith(root + sep)) {
+  if (!isWithin(root, candidate)) {
     throw new PathError(
       `${path} is outside the project folder ${root}; only paths inside it can be used`,
     )

@@ -38,9 +38,9 @@ import {
 } from 'node:fs'
 import type { Stats } from 'node:fs'
 import { join, posix, relative, resolve, sep } from 'node:path'
-import { isWithin, openFolderInsideSync, tempNameFor } from './confined.js'
+import { openFolderInsideSync, tempNameFor } from './confined.js'
 import type { Folder } from './confined.js'
-import { PathError } from './paths.js'
+import { isWithin, PathError } from './paths.js'
 import { hashContent } from './snapshot.js'
 import { DEFAULT_AFTER_SNAPSHOT_MAX_BYTES } from './turn-changes.js'
 

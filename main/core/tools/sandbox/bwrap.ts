@@ -16,6 +16,7 @@
 import { accessSync, constants, lstatSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
 import { standInSources } from './stand-ins.js'
+import { isWithin } from '../../workspace/paths.js'
 
 export { defaultHiddenPaths } from './hidden-paths.js'
 
@@ -92,8 +93,8 @@ export function sandboxCommand(opts: SandboxCommandOptions): SandboxSpawn {
     )
   }
   const hidden = existingPaths(opts.hide)
-  const outer = outermost(hidden.filter((h) => !isInside(h.path, project)))
-  const inner = outermost(hidden.filter((h) => isInside(h.path, project)))
+  const outer = outermost(hidden.filter((h) => !isWithin(project, h.path)))
+  const inner = outermost(hidden.filter((h) => isWithin(project, h.path)))
   // Where this user cannot create a file, neither can the command, and bwrap could not make
   // the stand-in's mount point: the command would not start at all.
   const absent = (opts.absent ?? []).filter((a) => !exists(a.path) && canCreateIn(dirname(a.path)))
@@ -194,7 +195,7 @@ function existingPaths(paths: readonly string[]): Hidden[] {
 
 /** Drops paths inside another of the list: the outer mask already covers them. */
 function outermost(list: readonly Hidden[]): Hidden[] {
-  return list.filter((h) => !list.some((other) => other !== h && isInside(h.path, other.path)))
+  return list.filter((h) => !list.some((other) => other !== h && isWithin(other.path, h.path)))
 }
 
 /**
@@ -215,13 +216,13 @@ function maskArgs(h: Hidden): string[] {
 function readOnlyPaths(paths: readonly string[], given: string, project: string): string[] {
   const out = new Set<string>()
   for (const path of paths) {
-    if (!isAbsolute(path) || !(isInside(path, given) || isInside(path, project))) {
+    if (!isAbsolute(path) || !(isWithin(given, path) || isWithin(project, path))) {
       throw new Error(
         `read-only path ${path} is not inside the project folder ${given}; only paths inside it can be protected`,
       )
     }
     const real = realpathOrUndefined(path)
-    if (real !== undefined && real !== project && isInside(real, project)) out.add(real)
+    if (real !== undefined && real !== project && isWithin(project, real)) out.add(real)
   }
   // Outer before inner, so a read-only folder does not cover a read-only file inside it.
   return [...out].sort((a, b) => a.length - b.length)
@@ -232,13 +233,13 @@ function readOnlyPaths(paths: readonly string[], given: string, project: string)
  * first missing name on its way), so the parent's real path and its own name.
  */
 function inProject(path: string, given: string, project: string): string {
-  if (!isAbsolute(path) || !(isInside(path, given) || isInside(path, project))) {
+  if (!isAbsolute(path) || !(isWithin(given, path) || isWithin(project, path))) {
     throw new Error(
       `locked path ${path} is not inside the project folder ${given}; only paths inside it can be protected`,
     )
   }
   const parent = realpathOrUndefined(dirname(path))
-  if (parent === undefined || !isInside(parent, project)) {
+  if (parent === undefined || !isWithin(project, parent)) {
     throw new Error(`locked path ${path} has no folder inside the project to be made in`)
   }
   return join(parent, basename(path))
@@ -260,12 +261,6 @@ function pinArgs(locked: readonly string[], pinned: readonly string[], project: 
     .filter((pin) => !locked.includes(pin))
     .sort((a, b) => a.length - b.length)
     .flatMap((pin) => ['--bind', pin, pin])
-}
-
-/** Whether `path` is `dir` or inside it (both absolute and normalised). */
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(dir, path)
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
 }
 
 function canCreateIn(folder: string): boolean {

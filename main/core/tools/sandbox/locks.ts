@@ -19,12 +19,13 @@
  */
 import { lstatSync, readdirSync, realpathSync } from 'node:fs'
 import type { Dirent } from 'node:fs'
-import { join, sep } from 'node:path'
+import { join } from 'node:path'
 import { PROTECTED_PATTERNS, foldName, lockTarget, protectedPatterns } from '../protected-paths.js'
 import type { LockTarget } from '../protected-paths.js'
 import { homePathsUnder, SHELL_STARTUP } from '../home-files.js'
 import { gitFileTarget, lockGitDir } from './git-dirs.js'
 import type { GitLocks } from './git-dirs.js'
+import { isWithin } from '../../workspace/paths.js'
 
 /** What `sandboxCommand` mounts to lock a project (absolute paths inside it). */
 export interface LockPlan {
@@ -95,7 +96,7 @@ export function lockPlan(
       // the command made. What it points to is locked when it lies in the project.
       locks.readOnly.add(path)
       const target = gitFileTarget(path)
-      if (target !== undefined && isInside(target, project)) gitDirs.add(target)
+      if (target !== undefined && isWithin(project, target)) gitDirs.add(target)
       return
     }
     const name = folded.slice(folded.lastIndexOf('/') + 1)
@@ -145,7 +146,7 @@ function lockTopLevel(projectDir: string, target: LockTarget, locks: GitLocks): 
  */
 function settle(locks: GitLocks): LockPlan {
   const folders = [...locks.readOnly].filter((path) => kindOf(path) === 'folder')
-  const covered = (path: string) => folders.some((f) => f !== path && isInside(path, f))
+  const covered = (path: string) => folders.some((f) => f !== path && isWithin(f, path))
   const readOnly = [...locks.readOnly].filter((path) => !covered(path))
   return {
     readOnly,
@@ -205,8 +206,4 @@ function kindOf(path: string): 'folder' | 'file' | undefined {
   } catch {
     return undefined // Missing.
   }
-}
-
-function isInside(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep)
 }
